@@ -1,0 +1,50 @@
+// The command table: one file per subcommand under commands/, each exposing
+// one Add<Name>Command function that declares its options and, when chosen,
+// stores the action to run. main() only parses and dispatches.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+namespace kb {
+
+struct GlobalOptions {
+  std::filesystem::path project_dir = ".";  // -C DIR
+};
+
+// Set by the chosen subcommand's callback; returns the process exit code.
+struct Invocation {
+  std::function<int()> run;
+};
+
+using AddCommandFn = void (*)(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
+
+struct CommandEntry {
+  const char* name;
+  AddCommandFn add;
+};
+
+void AddInitCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
+void AddCheckCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
+void AddBuildCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
+void AddDoctorCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
+
+// In --help order. New commands (test, bench, profile, skill, tune, optimize,
+// package) add one line here and one file in commands/.
+inline constexpr CommandEntry kCommands[] = {
+    {"init", AddInitCommand},
+    {"check", AddCheckCommand},
+    {"build", AddBuildCommand},
+    {"doctor", AddDoctorCommand},
+};
+
+// Adds the --json flag every command has.
+inline CLI::Option* AddJsonFlag(CLI::App& sub, bool& json) {
+  return sub.add_flag("--json", json,
+                      "Print one JSON document on stdout instead of human-readable text "
+                      "(schema: docs/json-output.md)");
+}
+
+}  // namespace kb

@@ -1,0 +1,61 @@
+// The process seam: nvcc, cmake, ninja, python3 and test binaries run through
+// ProcessRunner, so unit tests can script their answers (FakeProcessRunner).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kb {
+
+struct RunOptions {
+  std::filesystem::path cwd;                  // empty = current directory
+  std::map<std::string, std::string> env;     // added to / overriding the environment
+  std::optional<std::filesystem::path> log;   // also append all output to this file
+  double timeout_seconds = 0;                 // 0 = no limit; on expiry the process group is killed
+  bool echo = false;                          // stream output to stderr while running
+};
+
+struct ProcessResult {
+  int exit_code = -1;       // exit status, or 128+signal
+  bool timed_out = false;
+  bool not_found = false;   // the program could not be started
+  std::string output;       // stdout and stderr, interleaved
+};
+
+class ProcessRunner {
+ public:
+  virtual ~ProcessRunner() = default;
+  virtual ProcessResult Run(const std::vector<std::string>& argv, const RunOptions& options) = 0;
+};
+
+class RealProcessRunner final : public ProcessRunner {
+ public:
+  ProcessResult Run(const std::vector<std::string>& argv, const RunOptions& options) override;
+};
+
+// Answers from a callback; records every call. For unit tests.
+class FakeProcessRunner final : public ProcessRunner {
+ public:
+  using Handler = std::function<ProcessResult(const std::vector<std::string>&, const RunOptions&)>;
+  explicit FakeProcessRunner(Handler handler) : handler_(std::move(handler)) {}
+  ProcessResult Run(const std::vector<std::string>& argv, const RunOptions& options) override {
+    calls.push_back(argv);
+    return handler_(argv, options);
+  }
+  std::vector<std::vector<std::string>> calls;
+
+ private:
+  Handler handler_;
+};
+
+// Full path of `program` on PATH, or nothing.
+std::optional<std::filesystem::path> FindOnPath(const std::string& program);
+
+// Value of an environment variable, or nothing when unset or empty.
+std::optional<std::string> GetEnv(const std::string& name);
+
+}  // namespace kb

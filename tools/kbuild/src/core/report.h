@@ -1,0 +1,42 @@
+// How a command's result reaches the user: human text on stdout/stderr by
+// default, or exactly one JSON document on stdout with --json (schema in
+// docs/json-output.md). Every command ends through Report::Finish.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/error.h"
+
+namespace kb {
+
+class Report {
+ public:
+  Report(std::string command, bool json) : command_(std::move(command)), json_(json) {}
+
+  bool json() const { return json_; }
+  // Progress and human-readable lines; suppressed in --json mode (they go to
+  // stderr there would confuse nobody, but agents asked for silence).
+  void Line(const std::string& text) const;
+  void Progress(const std::string& text) const;  // to stderr, human mode only
+  void Warning(const std::string& text);
+
+  // The command-specific JSON payload (merged into the document).
+  nlohmann::json& data() { return data_; }
+
+  // Prints the error (or the JSON document) and returns the exit code.
+  int Fail(const Error& error);
+  int Finish(ExitCode code = ExitCode::kOk);
+
+ private:
+  std::string command_;
+  bool json_;
+  nlohmann::json data_ = nlohmann::json::object();
+  nlohmann::json warnings_ = nlohmann::json::array();
+};
+
+// "kbuild: error: file:line:col: message" + detail + "hint: ..." for humans.
+std::string FormatErrorForHumans(const Error& error);
+nlohmann::json ErrorToJson(const Error& error);
+
+}  // namespace kb
