@@ -30,14 +30,19 @@ void AddInitCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
 void AddCheckCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 void AddBuildCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 void AddDoctorCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
+void AddTestCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
+void AddBenchCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
+void AddSkillCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 
-// In --help order. New commands (test, bench, profile, skill, tune, optimize,
-// package) add one line here and one file in commands/.
+// In --help order. New commands (profile, tune, optimize, package) add one line here and one file in commands/.
 inline constexpr CommandEntry kCommands[] = {
     {"init", AddInitCommand},
     {"check", AddCheckCommand},
     {"build", AddBuildCommand},
+    {"test", AddTestCommand},
+    {"bench", AddBenchCommand},
     {"doctor", AddDoctorCommand},
+    {"skill", AddSkillCommand},
 };
 
 // Adds the --json flag every command has.

@@ -1,0 +1,20 @@
+// kbuild test (stub: to be implemented).
+#include "commands/command.h"
+#include "core/report.h"
+
+namespace kb {
+
+void AddTestCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation) {
+  auto* sub = app.add_subcommand("test", "(not implemented yet)");
+  auto json = std::make_shared<bool>(false);
+  AddJsonFlag(*sub, *json);
+  sub->callback([&invocation, json, &global] {
+    (void)global;
+    invocation.run = [json] {
+      Report report("test", *json);
+      return report.Fail(MakeError(ExitCode::kInternal, "'test' is not implemented yet"));
+    };
+  });
+}
+
+}  // namespace kb
