@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The whole test suite (what CI runs): kbuild's unit tests (GoogleTest via CTest), the harness's CPU
+# tests, and the end-to-end tests that run the real kbuild binary (pytest). Installs what it needs first.
+# Tests that need a GPU skip with the reason; they run on the GPU machine (tools/scripts/gpu-run.sh).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+"$ROOT/tools/scripts/install-deps.sh"
+"$ROOT/tools/scripts/build-kbuild.sh"
+export KBUILD_BIN="$ROOT/_build/tools/kbuild/kbuild"
+
+echo "== unit tests (ctest)"
+ctest --test-dir "$ROOT/_build" --output-on-failure -j2
+
+echo "== end-to-end tests (pytest)"
+cd "$ROOT"
+"$ROOT/.venv/bin/python3" -m pytest -q -rs tools/tests
