@@ -1,0 +1,303 @@
+#include "core/project_checks.h"
+
+#include <algorithm>
+#include <set>
+#include <string_view>
+
+#include "core/suggest.h"
+#include "core/toml_location.h"
+
+namespace kb {
+
+namespace {
+
+// Kernel sources compile without torch so an edit recompiles in ~2 s
+// (docs/ANCHORS.md: 2.0 s plain .cu vs 8-20 s with torch headers).
+constexpr std::string_view kTorchHeaderPrefixes[] = {"torch/", "ATen/", "c10/"};
+constexpr std::string_view kRegistrationMacros[] = {"TORCH_LIBRARY(", "TORCH_LIBRARY_EXPAND("};
+constexpr size_t kMaxListedFiles = 8;
+
+std::string DisplayPath(const ProjectConfig& config, const std::string& relative) {
+  return (config.root / relative).lexically_normal().string();
+}
+
+SourceText BuildToml(const FileSystem& fs, const ProjectConfig& config) {
+  auto text = fs.Read(config.root / "build.toml");
+  return SourceText(ConfigDisplayPath(config.root), text ? *text : std::string());
+}
+
+bool IsCommentLine(std::string_view line) {
+  const size_t first = line.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return false;
+  line.remove_prefix(first);
+  return line.starts_with("//") || line.starts_with("/*") || line.starts_with("*");
+}
+
+// `#include <x>` or `#include "x"` on this line: the target and the column of '#'.
+std::optional<std::pair<std::string, int>> IncludeTarget(std::string_view line) {
+  const size_t hash = line.find_first_not_of(" \t");
+  if (hash == std::string_view::npos || line[hash] != '#') return std::nullopt;
+  size_t pos = line.find_first_not_of(" \t", hash + 1);
+  if (pos == std::string_view::npos || line.substr(pos, 7) != "include") return std::nullopt;
+  pos = line.find_first_not_of(" \t", pos + 7);
+  if (pos == std::string_view::npos || (line[pos] != '<' && line[pos] != '"')) return std::nullopt;
+  const char close = line[pos] == '<' ? '>' : '"';
+  const size_t end = line.find(close, pos + 1);
+  if (end == std::string_view::npos) return std::nullopt;
+  return std::pair(std::string(line.substr(pos + 1, end - pos - 1)), static_cast<int>(hash) + 1);
+}
+
+bool IsTorchHeader(std::string_view header) {
+  return std::any_of(std::begin(kTorchHeaderPrefixes), std::end(kTorchHeaderPrefixes),
+                     [&](std::string_view p) { return header.starts_with(p); });
+}
+
+bool HasExtension(const std::string& path, std::initializer_list<std::string_view> exts) {
+  return std::any_of(exts.begin(), exts.end(),
+                     [&](std::string_view e) { return path.ends_with(e); });
+}
+
+class FileChecker {
+ public:
+  FileChecker(const FileSystem& fs, const ProjectConfig& config)
+      : fs_(fs), config_(config), build_toml_(BuildToml(fs, config)) {}
+
+  CheckFindings Run() {
+    for (const auto& kernel : config_.kernels) {
+      const std::string table = "[kernel." + kernel.name + "]";
+      CheckListed(kernel.src, kernel.src_locations, table, /*directories=*/false);
+      CheckListed(kernel.include, kernel.include_locations, table, /*directories=*/true);
+      for (const auto& src : kernel.src) ScanKernelSource(src);
+    }
+    if (config_.torch) {
+      const TorchConfig& torch = *config_.torch;
+      CheckListed(torch.src, torch.src_locations, "[torch]", false);
+      CheckListed(torch.include, torch.include_locations, "[torch]", true);
+      for (const auto& src : torch.src) ScanBindingSource(src);
+    }
+    CheckRegistration();
+    CheckPythonPackage();
+    return std::move(findings_);
+  }
+
+ private:
+  void Fail(Error error) { findings_.errors.push_back(std::move(error)); }
+
+  Error FileError(const std::string& relative, SourceLocation at, std::string message,
+                  std::string hint) {
+    auto text = fs_.Read(config_.root / relative);
+    SourceText file(DisplayPath(config_, relative), text ? *text : std::string());
+    return file.ErrorAt(ExitCode::kCheckFailed, at, std::move(message), std::move(hint));
+  }
+
+  void CheckListed(const std::vector<std::string>& paths, const std::vector<SourceLocation>& at,
+                   const std::string& table, bool directories) {
+    for (size_t i = 0; i < paths.size(); ++i) {
+      const fs::path full = config_.root / paths[i];
+      if (directories ? fs_.IsDirectory(full) : (fs_.Exists(full) && !fs_.IsDirectory(full))) {
+        continue;
+      }
+      missing_.insert(paths[i]);
+      const std::string what = directories ? "include directory" : "source file";
+      Fail(build_toml_.ErrorAt(ExitCode::kCheckFailed, i < at.size() ? at[i] : SourceLocation{},
+                               what + " '" + paths[i] + "' in " + table + " does not exist",
+                               NearFilesHint(paths[i])));
+    }
+  }
+
+  // "did you mean 'x'?", or the files next to the missing one.
+  std::string NearFilesHint(const std::string& relative) {
+    const fs::path parent = fs::path(relative).parent_path();
+    std::vector<std::string> candidates;
+    if (fs_.IsDirectory(config_.root / parent)) {
+      for (const auto& f : fs_.ListFilesRecursive(config_.root / parent)) {
+        candidates.push_back((parent / f).generic_string());
+      }
+    }
+    if (auto near = NearestName(relative, candidates)) return "did you mean '" + *near + "'?";
+    const std::string dir = parent.empty() ? "the project directory" : "'" + parent.string() + "/'";
+    if (candidates.empty()) {
+      return dir + " has no files: create the file or fix the path in build.toml";
+    }
+    std::string list;
+    for (size_t i = 0; i < candidates.size() && i < kMaxListedFiles; ++i) {
+      list += (i ? ", " : "") + candidates[i];
+    }
+    if (candidates.size() > kMaxListedFiles) list += ", ...";
+    return "files in " + dir + ": " + list;
+  }
+
+  // Calls `visit(line_number, line)` for each line of a readable source.
+  template <typename Visit>
+  void ForEachLine(const std::string& relative, Visit visit) {
+    if (missing_.count(relative)) return;
+    auto text = fs_.Read(config_.root / relative);
+    if (!text) return;
+    SourceText source(relative, *text);
+    for (int n = 1; n <= source.line_count(); ++n) visit(n, source.Line(n));
+  }
+
+  void ScanKernelSource(const std::string& relative) {
+    const bool header_rule = HasExtension(relative, {".cu", ".cuh", ".h", ".hpp"});
+    ForEachLine(relative, [&](int n, std::string_view line) {
+      if (auto include = IncludeTarget(line);
+          header_rule && include && IsTorchHeader(include->first)) {
+        Fail(FileError(relative, {n, include->second},
+                       "kernel source includes the torch header <" + include->first + ">",
+                       "kernel sources include CUDA headers only, so they recompile in ~2 s: move "
+                       "the torch code to torch-ext/torch_binding.cpp and call a launcher that "
+                       "takes raw pointers, sizes and a cudaStream_t"));
+      }
+      CheckPybind(relative, n, line);
+    });
+  }
+
+  void ScanBindingSource(const std::string& relative) {
+    ForEachLine(relative, [&](int n, std::string_view line) {
+      if (auto include = IncludeTarget(line); include && include->first == "torch/extension.h") {
+        Fail(FileError(relative, {n, include->second}, "binding includes <torch/extension.h>",
+                       "include <torch/library.h> and the ATen headers you use instead: "
+                       "torch/extension.h pulls in pybind11 and Python and more than doubles "
+                       "the compile time"));
+      }
+      CheckPybind(relative, n, line);
+      if (!IsCommentLine(line) &&
+          std::any_of(std::begin(kRegistrationMacros), std::end(kRegistrationMacros),
+                      [&](std::string_view m) { return line.find(m) != std::string_view::npos; })) {
+        registered_ = true;
+      }
+    });
+  }
+
+  void CheckPybind(const std::string& relative, int n, std::string_view line) {
+    if (IsCommentLine(line)) return;
+    size_t at = line.find("PYBIND11_MODULE");
+    if (at == std::string_view::npos) at = line.find("pybind11");
+    if (at == std::string_view::npos) return;
+    Fail(FileError(
+        relative, {n, static_cast<int>(at) + 1}, "pybind11 is not used in kernel projects",
+        "register ops with the torch dispatcher instead "
+        "(TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) in torch-ext/torch_binding.cpp); "
+        "the library is loaded with torch.ops.load_library, no Python module is built"));
+  }
+
+  void CheckRegistration() {
+    constexpr const char* kHowTo =
+        "TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) { ops.def(\"...\"); "
+        "ops.impl(\"...\", torch::kCUDA, &fn); } in torch-ext/torch_binding.cpp";
+    if (!config_.torch || config_.torch->src.empty()) {
+      Error e = build_toml_.ErrorAt(
+          ExitCode::kCheckFailed, config_.torch ? config_.torch->location : SourceLocation{},
+          "no binding sources: ops are not registered with the torch dispatcher",
+          "add [torch] src = [\"torch-ext/torch_binding.cpp\", \"torch-ext/torch_binding.h\"] "
+          "with " +
+              std::string(kHowTo));
+      Fail(std::move(e));
+      return;
+    }
+    const bool all_missing =
+        std::all_of(config_.torch->src.begin(), config_.torch->src.end(),
+                    [&](const std::string& s) { return missing_.count(s) > 0; });
+    if (registered_ || all_missing) return;
+    Fail(build_toml_.ErrorAt(ExitCode::kCheckFailed, config_.torch->location,
+                             "no [torch] src registers ops (no TORCH_LIBRARY or "
+                             "TORCH_LIBRARY_EXPAND found)",
+                             "register each op with the dispatcher: " + std::string(kHowTo)));
+  }
+
+  void CheckPythonPackage() {
+    if (config_.name.empty()) return;
+    const std::string init = "torch-ext/" + config_.PythonName() + "/__init__.py";
+    if (fs_.Exists(config_.root / init)) return;
+    Error e = MakeError(ExitCode::kCheckFailed, "missing Python package " + init,
+                        "create it: 'from ._ops import ops, add_op_namespace_prefix', then define "
+                        "the Python API and register fake impls with torch.library.register_fake");
+    e.path = DisplayPath(config_, init);
+    Fail(std::move(e));
+  }
+
+  const FileSystem& fs_;
+  const ProjectConfig& config_;
+  SourceText build_toml_;
+  CheckFindings findings_;
+  std::set<std::string> missing_;  // listed files that do not exist: not scanned
+  bool registered_ = false;
+};
+
+// "9.0" / "9.0a" -> "90"; the number nvcc uses in compute_XX.
+std::string CapabilityNumber(std::string_view capability) {
+  std::string out;
+  for (char c : capability) {
+    if (c >= '0' && c <= '9') out += c;
+  }
+  return out;
+}
+
+bool AnyCapabilities(const ProjectConfig& config) {
+  return std::any_of(config.kernels.begin(), config.kernels.end(), [](const KernelConfig& k) {
+    return k.backend == "cuda" && !k.cuda_capabilities.empty();
+  });
+}
+
+}  // namespace
+
+std::string ArchToCapability(const std::string& arch) {
+  std::string digits = CapabilityNumber(arch);
+  if (digits.size() < 2) return arch;
+  return digits.substr(0, digits.size() - 1) + "." + digits.back();
+}
+
+CheckFindings CheckProjectFiles(const FileSystem& fs, const ProjectConfig& config) {
+  return FileChecker(fs, config).Run();
+}
+
+CheckFindings CheckCudaCapabilities(const FileSystem& fs, const ProjectConfig& config,
+                                    const std::vector<std::string>& nvcc_archs) {
+  CheckFindings findings;
+  if (!AnyCapabilities(config)) return findings;
+  const SourceText build_toml = BuildToml(fs, config);
+  if (nvcc_archs.empty()) {
+    findings.warnings.push_back(build_toml.ErrorAt(
+        ExitCode::kOk, {}, "nvcc listed no GPU architectures: cuda-capabilities not checked",
+        "run 'nvcc --list-gpu-arch' by hand to see why"));
+    return findings;
+  }
+  std::set<std::string> supported;
+  std::string supported_list;
+  for (const auto& arch : nvcc_archs) {
+    if (supported.insert(CapabilityNumber(arch)).second) {
+      supported_list += (supported_list.empty() ? "" : ", ") + ArchToCapability(arch);
+    }
+  }
+  for (const auto& kernel : config.kernels) {
+    if (kernel.backend != "cuda") continue;
+    for (size_t i = 0; i < kernel.cuda_capabilities.size(); ++i) {
+      const std::string& cap = kernel.cuda_capabilities[i];
+      if (supported.count(CapabilityNumber(cap))) continue;
+      findings.errors.push_back(build_toml.ErrorAt(
+          ExitCode::kCheckFailed,
+          i < kernel.cuda_capability_locations.size() ? kernel.cuda_capability_locations[i]
+                                                      : kernel.location,
+          "CUDA capability '" + cap + "' in [kernel." + kernel.name +
+              "] is not supported by the installed nvcc",
+          "supported: " + supported_list + "; remove it, or use a CUDA Toolkit that supports it"));
+    }
+  }
+  return findings;
+}
+
+CheckFindings CheckCudaCapabilitiesWithNvcc(const FileSystem& fs, const ProjectConfig& config,
+                                            ProcessRunner& runner, const CudaSearch& search) {
+  if (!AnyCapabilities(config)) return {};
+  auto cuda = DiscoverCuda(runner, search);
+  if (!cuda) {
+    Error e = cuda.error();
+    e.message = "cannot check cuda-capabilities: " + e.message;
+    CheckFindings findings;
+    findings.errors.push_back(std::move(e));
+    return findings;
+  }
+  return CheckCudaCapabilities(fs, config, cuda->archs);
+}
+
+}  // namespace kb
