@@ -1,0 +1,115 @@
+// Tensor checks shared by the norm bindings: each failure names the op, the
+// tensor and the property, and says how to fix it.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/util/Exception.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+
+#include "../{{python_name}}_cuda/common/dtype.h"
+
+namespace norm_binding {
+
+// A tensor seen as `rows` rows of `hidden` contiguous elements, rows
+// `row_stride` elements apart (all leading dimensions flattened).
+struct RowView {
+  int64_t rows;
+  int64_t hidden;
+  int64_t row_stride;
+};
+
+inline RowView AsRows(const at::Tensor& t, const char* op, const char* name) {
+  TORCH_CHECK(t.dim() >= 1, op, ": ", name,
+              " must have at least 1 dimension, got a 0-d tensor; hint: "
+              "reshape it to [..., hidden]");
+  const int64_t last = t.dim() - 1;
+  const int64_t hidden = t.size(last);
+  TORCH_CHECK(hidden <= 1 || t.stride(last) == 1, op, ": ", name,
+              " must be contiguous in its last dimension (stride(-1) == 1), "
+              "got stride(-1) = ",
+              t.stride(last), " for shape ", t.sizes(), "; hint: pass ", name,
+              ".contiguous()");
+  RowView v{1, hidden, hidden};
+  bool have_stride = false;
+  for (int64_t d = last - 1; d >= 0; --d) {
+    if (t.size(d) == 1) continue;
+    if (!have_stride) {
+      v.row_stride = t.stride(d);
+      have_stride = true;
+    } else {
+      TORCH_CHECK(t.stride(d) == v.row_stride * v.rows, op, ": ", name,
+                  " rows must be evenly spaced (leading dimensions must "
+                  "flatten into one), but stride(",
+                  d, ") = ", t.stride(d), " for shape ", t.sizes(),
+                  " and strides ", t.strides(), "; hint: pass ", name,
+                  ".contiguous()");
+    }
+    v.rows *= t.size(d);
+  }
+  if (t.numel() == 0) v.rows = 0;
+  return v;
+}
+
+inline kernels_common::DType KernelDType(const at::Tensor& t, const char* op,
+                                         const char* name) {
+  switch (t.scalar_type()) {
+    case at::kFloat:
+      return kernels_common::DType::kFloat32;
+    case at::kHalf:
+      return kernels_common::DType::kFloat16;
+    case at::kBFloat16:
+      return kernels_common::DType::kBFloat16;
+    default:
+      TORCH_CHECK(false, op, ": ", name, " has dtype ", t.scalar_type(),
+                  "; supported: bfloat16, float16, float32");
+  }
+}
+
+inline void CheckOnCuda(const at::Tensor& t, const at::Tensor& like,
+                        const char* op, const char* name) {
+  TORCH_CHECK(t.is_cuda(), op, ": ", name, " must be a CUDA tensor, got ",
+              t.device(), "; hint: move it with ", name, ".cuda()");
+  TORCH_CHECK(t.device() == like.device(), op, ": ", name, " is on ",
+              t.device(), " but input is on ", like.device(),
+              "; hint: put both on the same GPU");
+}
+
+// Weight: 1-D, `hidden` contiguous elements, input's dtype or float32.
+inline void CheckWeight(const at::Tensor& w, const at::Tensor& input,
+                        int64_t hidden, const char* op) {
+  CheckOnCuda(w, input, op, "weight");
+  TORCH_CHECK(w.dim() == 1 && w.size(0) == hidden, op,
+              ": weight must have shape [", hidden,
+              "] (the last dimension of input), got ", w.sizes());
+  TORCH_CHECK(w.stride(0) == 1 || hidden <= 1, op,
+              ": weight must be contiguous, got stride ", w.stride(0),
+              "; hint: pass weight.contiguous()");
+  TORCH_CHECK(
+      w.scalar_type() == input.scalar_type() || w.scalar_type() == at::kFloat,
+      op, ": weight has dtype ", w.scalar_type(), " but input has ",
+      input.scalar_type(),
+      "; supported: weight of input's dtype or "
+      "float32");
+}
+
+// Written tensors must not alias themselves across rows.
+inline void CheckWritableRows(const RowView& v, const char* op,
+                              const char* name) {
+  TORCH_CHECK(v.rows <= 1 || v.row_stride >= v.hidden, op, ": ", name,
+              " is written in place, so its rows must not overlap, got row "
+              "stride ",
+              v.row_stride, " < hidden ", v.hidden, "; hint: pass a clone");
+}
+
+inline void CheckLaunch(cudaError_t status, const char* op) {
+  TORCH_CHECK(status == cudaSuccess, op,
+              ": kernel launch failed: ", cudaGetErrorString(status),
+              status == cudaErrorInvalidValue
+                  ? " (unsupported dtype or size; see the checks above)"
+                  : "");
+}
+
+}  // namespace norm_binding

@@ -1,0 +1,143 @@
+// RMSNorm: y = x * rsqrt(mean(x^2) + eps) * w over the last dimension.
+//
+// Bytes moved (the floor): rows * hidden * sizeof(T) read + the same written
+// + hidden * sizeof(W) for the weight (read once from DRAM, then from L1/L2).
+// Floor time = bytes / measured copy bandwidth (docs/rmsnorm.md per shape).
+//
+// Launch shape (PlanLongRows in common/rms_row.cuh), nv = hidden / V vectors
+// of V = 16 / sizeof(T) elements when pointers and strides are aligned:
+//   nv <= 128         a warp per row, 1-8 warps per block (fewer when rows
+//                     are few, so more SMs get work), <= 4 vectors per lane
+//   nv <= 1024        one block per row, nv / 2 threads, 2 vectors each
+//   nv <= 4096        one block per row, nv / 8 threads, 8 vectors each
+//   larger            one block per row, 512 threads, two passes (x re-read
+//                     from L2, not DRAM): bf16/fp16 hidden > 32768, fp32
+//                     hidden > 16384, or narrower vectors on odd sizes
+// fp32 accumulation; rsqrtf; one __syncthreads per row.
+//
+// measured: (pending) - H200 numbers go here with the date once run there.
+
+#include "common/rms_row.cuh"
+#include "rms_norm.h"
+
+namespace {
+
+using namespace kernels_common;
+
+template <typename T, typename W, int V, int kVecs, int kGroup>
+__global__ void __launch_bounds__(kMaxBlockThreads)
+    RmsNormRegisterKernel(T* __restrict__ y, const T* __restrict__ x,
+                          const W* __restrict__ w, int64_t rows, int nv,
+                          int64_t x_stride, int64_t y_stride, float inv_hidden,
+                          float eps) {
+  __shared__ float scratch[kWarpSize];
+  const RowSlot s = CurrentRowSlot<kGroup>(rows);
+  const int limit = s.valid ? nv : 0;
+  const T* x_row = x + s.row * x_stride;
+
+  Vec<T, V> r[kVecs] = {};  // zero-init: lets ptxas keep all in registers
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int idx = s.first + k * s.step;
+    if (idx < limit) r[k].Load(x_row + static_cast<int64_t>(idx) * V);
+  }
+  const float total = RowSum<kGroup>(SumSquares(r, s, limit), scratch);
+  StoreNormalized(y + s.row * y_stride, r, w, RmsScale(total, inv_hidden, eps),
+                  s, limit);
+}
+
+// Rows too long for registers: pass 1 sums squares, pass 2 re-reads x (an L2
+// hit: one row per block is at most a few hundred KB) and writes y.
+template <typename T, typename W, int V>
+__global__ void __launch_bounds__(kLoopBlockThreads)
+    RmsNormLoopKernel(T* __restrict__ y, const T* __restrict__ x,
+                      const W* __restrict__ w, int nv, int64_t x_stride,
+                      int64_t y_stride, float inv_hidden, float eps) {
+  __shared__ float scratch[kWarpSize];
+  const T* x_row = x + blockIdx.x * x_stride;
+  T* y_row = y + blockIdx.x * y_stride;
+  float sum = 0.f;
+  for (int idx = threadIdx.x; idx < nv; idx += blockDim.x) {
+    Vec<T, V> v;
+    v.Load(x_row + static_cast<int64_t>(idx) * V);
+#pragma unroll
+    for (int i = 0; i < V; ++i) sum += v.Get(i) * v.Get(i);
+  }
+  const float scale = RmsScale(BlockSum(sum, scratch), inv_hidden, eps);
+  for (int idx = threadIdx.x; idx < nv; idx += blockDim.x) {
+    Vec<T, V> v;
+    v.Load(x_row + static_cast<int64_t>(idx) * V);
+    float wf[V];
+    LoadWeights<W, V>(w, static_cast<int64_t>(idx) * V, wf);
+#pragma unroll
+    for (int i = 0; i < V; ++i) v.Set(i, v.Get(i) * scale * wf[i]);
+    v.Store(y_row + static_cast<int64_t>(idx) * V);
+  }
+}
+
+}  // namespace
+
+namespace {
+{
+  python_name
+}
+}  // namespace
+{
+  cudaError_t LaunchRmsNorm(
+      void* y, const void* x, const void* weight, DType x_dtype,
+      DType weight_dtype, int64_t rows, int64_t hidden, int64_t x_row_stride,
+      int64_t y_row_stride, float eps, cudaStream_t stream) {
+    if (rows == 0) return cudaSuccess;
+    if (rows < 0 || hidden <= 0 || hidden > (int64_t{1} << 30)) {
+      return cudaErrorInvalidValue;
+    }
+    // Without a weight the weight type follows x (nullptr is never read).
+    if (weight == nullptr) weight_dtype = x_dtype;
+    const int max_width = 16 / DTypeSize(x_dtype);
+    const VectorAccess x_access{x, x_row_stride, DTypeSize(x_dtype)};
+    const VectorAccess y_access{y, y_row_stride, DTypeSize(x_dtype)};
+    const VectorAccess w_access{weight, 0, DTypeSize(weight_dtype)};
+    const int width =
+        PickVectorWidth(max_width, hidden, {x_access, y_access, w_access});
+    const int64_t nv = hidden / width;
+    const RowPlan plan = PlanLongRows(rows, nv, CachedSmCount());
+    if (plan.blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
+    const float inv_hidden = 1.f / static_cast<float>(hidden);
+
+    return DispatchInputWeight(x_dtype, weight_dtype, [&](auto xt, auto wt) {
+      using T = typename decltype(xt)::type;
+      using W = typename decltype(wt)::type;
+      return DispatchVectorWidth<T>(width, [&](auto vc) {
+        constexpr int V = decltype(vc)::value;
+        auto* yp = static_cast<T*>(y);
+        const auto* xp = static_cast<const T*>(x);
+        const auto* wp = static_cast<const W*>(weight);
+        const dim3 grid(static_cast<unsigned>(plan.blocks));
+        const int n = static_cast<int>(nv);
+        // The register-resident kernels differ only in template arguments.
+        auto launch_registers = [&](auto kernel) {
+          kernel<<<grid, plan.threads, 0, stream>>>(
+              yp, xp, wp, rows, n, x_row_stride, y_row_stride, inv_hidden, eps);
+        };
+        switch (plan.path) {
+          case RowPath::kWarpPerRow:
+            launch_registers(
+                RmsNormRegisterKernel<T, W, V, kWarpPathVecs, kWarpSize>);
+            break;
+          case RowPath::kBlockVecs2:
+            launch_registers(RmsNormRegisterKernel<T, W, V, 2, kWholeBlock>);
+            break;
+          case RowPath::kBlockVecs8:
+            launch_registers(RmsNormRegisterKernel<T, W, V, 8, kWholeBlock>);
+            break;
+          case RowPath::kBlockLoop:
+            RmsNormLoopKernel<T, W, V><<<grid, plan.threads, 0, stream>>>(
+                yp, xp, wp, n, x_row_stride, y_row_stride, inv_hidden, eps);
+            break;
+        }
+        return cudaGetLastError();
+      });
+    });
+  }
+
+}  // namespace {{python_name}}
