@@ -1,7 +1,5 @@
 // Registers rms_norm with the torch dispatcher; checks tensors, then calls
 // the CUDA launcher on the current stream.
-#include "torch_binding.h"
-
 #include <ATen/cuda/CUDAContext.h>
 #include <ATen/ops/empty.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -10,6 +8,7 @@
 #include "../{{python_name}}_cuda/rms_norm.h"
 #include "registration.h"
 #include "tensor_checks.h"
+#include "torch_binding.h"
 
 using namespace norm_binding;
 
@@ -29,14 +28,11 @@ at::Tensor rms_norm(const at::Tensor& input,
   at::Tensor out = at::empty(input.sizes(), input.options());
   if (rows.rows == 0 || rows.hidden == 0) return out;
   const c10::cuda::CUDAGuard guard(input.device());
-  CheckLaunch(
-      {
-        { python_name }
-      } ::LaunchRmsNorm(out.data_ptr(), input.data_ptr(), w_ptr, x_dtype,
-                        w_dtype, rows.rows, rows.hidden, rows.row_stride,
-                        rows.hidden, static_cast<float>(eps),
-                        at::cuda::getCurrentCUDAStream()),
-      kOp);
+  CheckLaunch({{python_name}}::LaunchRmsNorm(
+                  out.data_ptr(), input.data_ptr(), w_ptr, x_dtype, w_dtype,
+                  rows.rows, rows.hidden, rows.row_stride, rows.hidden,
+                  static_cast<float>(eps), at::cuda::getCurrentCUDAStream()),
+              kOp);
   return out;
 }
 

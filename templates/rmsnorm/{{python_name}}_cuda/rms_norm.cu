@@ -77,67 +77,48 @@ __global__ void __launch_bounds__(kLoopBlockThreads)
 
 }  // namespace
 
-namespace {
-{
-  python_name
-}
-}  // namespace
-{
-  cudaError_t LaunchRmsNorm(
-      void* y, const void* x, const void* weight, DType x_dtype,
-      DType weight_dtype, int64_t rows, int64_t hidden, int64_t x_row_stride,
-      int64_t y_row_stride, float eps, cudaStream_t stream) {
-    if (rows == 0) return cudaSuccess;
-    if (rows < 0 || hidden <= 0 || hidden > (int64_t{1} << 30)) {
-      return cudaErrorInvalidValue;
-    }
-    // Without a weight the weight type follows x (nullptr is never read).
-    if (weight == nullptr) weight_dtype = x_dtype;
-    const int max_width = 16 / DTypeSize(x_dtype);
-    const VectorAccess x_access{x, x_row_stride, DTypeSize(x_dtype)};
-    const VectorAccess y_access{y, y_row_stride, DTypeSize(x_dtype)};
-    const VectorAccess w_access{weight, 0, DTypeSize(weight_dtype)};
-    const int width =
-        PickVectorWidth(max_width, hidden, {x_access, y_access, w_access});
-    const int64_t nv = hidden / width;
-    const RowPlan plan = PlanLongRows(rows, nv, CachedSmCount());
-    if (plan.blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
-    const float inv_hidden = 1.f / static_cast<float>(hidden);
+namespace {{python_name}} {
+cudaError_t LaunchRmsNorm(void* y, const void* x, const void* weight,
+                          DType x_dtype, DType weight_dtype, int64_t rows,
+                          int64_t hidden, int64_t x_row_stride,
+                          int64_t y_row_stride, float eps,
+                          cudaStream_t stream) {
+  if (rows == 0) return cudaSuccess;
+  // Without a weight the weight type follows x (nullptr is never read).
+  if (weight == nullptr) weight_dtype = x_dtype;
+  const int elem = DTypeSize(x_dtype);
+  const VectorAccess x_access{x, x_row_stride, elem};
+  const VectorAccess y_access{y, y_row_stride, elem};
+  const VectorAccess w_access{weight, 0, DTypeSize(weight_dtype)};
+  LongRowLaunch l;
+  const cudaError_t planned =
+      PlanLongRowLaunch(rows, hidden, elem, {x_access, y_access, w_access}, &l);
+  if (planned != cudaSuccess) return planned;
 
-    return DispatchInputWeight(x_dtype, weight_dtype, [&](auto xt, auto wt) {
-      using T = typename decltype(xt)::type;
-      using W = typename decltype(wt)::type;
-      return DispatchVectorWidth<T>(width, [&](auto vc) {
+  return DispatchNorm(
+      x_dtype, weight_dtype, l.width, [&](auto xt, auto wt, auto vc) {
+        using T = typename decltype(xt)::type;
+        using W = typename decltype(wt)::type;
         constexpr int V = decltype(vc)::value;
         auto* yp = static_cast<T*>(y);
         const auto* xp = static_cast<const T*>(x);
         const auto* wp = static_cast<const W*>(weight);
-        const dim3 grid(static_cast<unsigned>(plan.blocks));
-        const int n = static_cast<int>(nv);
-        // The register-resident kernels differ only in template arguments.
-        auto launch_registers = [&](auto kernel) {
-          kernel<<<grid, plan.threads, 0, stream>>>(
-              yp, xp, wp, rows, n, x_row_stride, y_row_stride, inv_hidden, eps);
-        };
-        switch (plan.path) {
-          case RowPath::kWarpPerRow:
-            launch_registers(
-                RmsNormRegisterKernel<T, W, V, kWarpPathVecs, kWarpSize>);
-            break;
-          case RowPath::kBlockVecs2:
-            launch_registers(RmsNormRegisterKernel<T, W, V, 2, kWholeBlock>);
-            break;
-          case RowPath::kBlockVecs8:
-            launch_registers(RmsNormRegisterKernel<T, W, V, 8, kWholeBlock>);
-            break;
-          case RowPath::kBlockLoop:
-            RmsNormLoopKernel<T, W, V><<<grid, plan.threads, 0, stream>>>(
-                yp, xp, wp, n, x_row_stride, y_row_stride, inv_hidden, eps);
-            break;
-        }
-        return cudaGetLastError();
+        const dim3 grid(static_cast<unsigned>(l.plan.blocks));
+        return LaunchForPath(
+            l.plan.path,
+            [&](auto vecs, auto group) {
+              RmsNormRegisterKernel<T, W, V, decltype(vecs)::value,
+                                    decltype(group)::value>
+                  <<<grid, l.plan.threads, 0, stream>>>(
+                      yp, xp, wp, rows, l.nv, x_row_stride, y_row_stride,
+                      l.inv_hidden, eps);
+            },
+            [&] {
+              RmsNormLoopKernel<T, W, V><<<grid, l.plan.threads, 0, stream>>>(
+                  yp, xp, wp, l.nv, x_row_stride, y_row_stride, l.inv_hidden,
+                  eps);
+            });
       });
-    });
-  }
+}
 
 }  // namespace {{python_name}}

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <type_traits>
 
 #include "launch.cuh"
 #include "reduce.cuh"
@@ -109,6 +111,68 @@ inline RowPlan PlanLongRows(int64_t rows, int64_t nv, int sm_count) {
     return {RowPath::kBlockVecs8, RoundUpToWarp(CeilDiv(nv, 8)), rows};
   }
   return {RowPath::kBlockLoop, kLoopBlockThreads, rows};
+}
+
+// Everything a long-row launcher decides before choosing kernels.
+struct LongRowLaunch {
+  int width;  // elements per vector access
+  int nv;     // vectors per row
+  RowPlan plan;
+  float inv_hidden;  // 1 / hidden
+};
+
+// Sizes out of range give cudaErrorInvalidValue (the binding checks them
+// first with readable messages).
+inline cudaError_t PlanLongRowLaunch(
+    int64_t rows, int64_t hidden, int elem_bytes,
+    std::initializer_list<VectorAccess> tensors, LongRowLaunch* out) {
+  if (rows <= 0 || hidden <= 0 || hidden > (int64_t{1} << 30)) {
+    return cudaErrorInvalidValue;
+  }
+  out->width = PickVectorWidth(16 / elem_bytes, hidden, tensors);
+  out->nv = static_cast<int>(hidden / out->width);
+  out->plan = PlanLongRows(rows, out->nv, CachedSmCount());
+  out->inv_hidden = 1.f / static_cast<float>(hidden);
+  if (out->plan.blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
+  return cudaSuccess;
+}
+
+// Calls f(TypeTag<T>, TypeTag<W>, integral_constant<int, V>) for the
+// runtime dtypes and vector width.
+template <typename F>
+cudaError_t DispatchNorm(DType x, DType w, int width, F&& f) {
+  return DispatchInputWeight(x, w, [&](auto xt, auto wt) {
+    using T = typename decltype(xt)::type;
+    return DispatchVectorWidth<T>(width,
+                                  [&](auto vc) { return f(xt, wt, vc); });
+  });
+}
+
+// Runs register_launch(integral_constant kVecs, integral_constant kGroup) for
+// the register-resident paths or loop_launch() for the two-pass one, then
+// returns the launch status.
+template <typename RegisterLaunch, typename LoopLaunch>
+cudaError_t LaunchForPath(RowPath path, RegisterLaunch&& register_launch,
+                          LoopLaunch&& loop_launch) {
+  using std::integral_constant;
+  switch (path) {
+    case RowPath::kWarpPerRow:
+      register_launch(integral_constant<int, kWarpPathVecs>{},
+                      integral_constant<int, kWarpSize>{});
+      break;
+    case RowPath::kBlockVecs2:
+      register_launch(integral_constant<int, 2>{},
+                      integral_constant<int, kWholeBlock>{});
+      break;
+    case RowPath::kBlockVecs8:
+      register_launch(integral_constant<int, 8>{},
+                      integral_constant<int, kWholeBlock>{});
+      break;
+    case RowPath::kBlockLoop:
+      loop_launch();
+      break;
+  }
+  return cudaGetLastError();
 }
 
 }  // namespace kernels_common

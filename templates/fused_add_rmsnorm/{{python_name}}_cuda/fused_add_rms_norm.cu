@@ -1,0 +1,144 @@
+// Fused residual add + RMSNorm, in place:
+//   residual = residual + x            (rounded to the input dtype)
+//   x = residual * rsqrt(mean(residual^2) + eps) * w
+//
+// Bytes moved (the floor): rows * hidden * sizeof(T) * 4 (read x, read
+// residual, write residual, write x) + hidden * sizeof(W) for the weight.
+// Floor time = bytes / measured copy bandwidth (docs/rmsnorm.md per shape).
+//
+// Launch shape: as rms_norm (PlanLongRows in common/rms_row.cuh), nv =
+// hidden / V vectors, V = 16 / sizeof(T) when x, residual, weight and both row
+// strides are aligned:
+//   nv <= 128         a warp per row, 1-8 warps per block
+//   nv <= 1024        one block per row, nv / 2 threads, 2 vectors each
+//   nv <= 4096        one block per row, nv / 8 threads, 8 vectors each
+//   larger            one block per row, 512 threads, two passes (the new
+//                     residual is re-read from L2 in the second pass)
+// The sum stays in registers between the two halves, so each tensor is read
+// once from DRAM. fp32 accumulation; one __syncthreads per row.
+//
+// measured: (pending) - H200 numbers go here with the date once run there.
+
+#include "common/rms_row.cuh"
+#include "fused_add_rms_norm.h"
+
+namespace {
+
+using namespace kernels_common;
+
+// r = round_to_T(x + residual) for one vector; stores it to the residual.
+template <typename T, int V>
+__device__ __forceinline__ Vec<T, V> AddIntoResidual(const T* x, T* residual) {
+  Vec<T, V> xv, sum;
+  xv.Load(x);
+  sum.Load(residual);
+#pragma unroll
+  for (int i = 0; i < V; ++i) sum.Set(i, xv.Get(i) + sum.Get(i));
+  sum.Store(residual);
+  return sum;
+}
+
+// x and residual may be the same tensor's memory; no __restrict__ on them.
+template <typename T, typename W, int V, int kVecs, int kGroup>
+__global__ void __launch_bounds__(kMaxBlockThreads)
+    FusedAddRmsNormRegisterKernel(T* x, T* residual, const W* __restrict__ w,
+                                  int64_t rows, int nv, int64_t x_stride,
+                                  int64_t r_stride, float inv_hidden,
+                                  float eps) {
+  __shared__ float scratch[kWarpSize];
+  const RowSlot s = CurrentRowSlot<kGroup>(rows);
+  const int limit = s.valid ? nv : 0;
+  T* x_row = x + s.row * x_stride;
+  T* r_row = residual + s.row * r_stride;
+
+  Vec<T, V> r[kVecs] = {};  // zero-init: lets ptxas keep all in registers
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int64_t offset = static_cast<int64_t>(s.first + k * s.step) * V;
+    if (s.first + k * s.step < limit) {
+      r[k] = AddIntoResidual<T, V>(x_row + offset, r_row + offset);
+    }
+  }
+  const float total = RowSum<kGroup>(SumSquares(r, s, limit), scratch);
+  StoreNormalized(x_row, r, w, RmsScale(total, inv_hidden, eps), s, limit);
+}
+
+// Rows too long for registers: pass 1 adds and stores the residual while
+// summing squares, pass 2 re-reads the residual (this thread wrote it; an L2
+// hit) and writes x.
+template <typename T, typename W, int V>
+__global__ void __launch_bounds__(kLoopBlockThreads)
+    FusedAddRmsNormLoopKernel(T* x, T* residual, const W* __restrict__ w,
+                              int nv, int64_t x_stride, int64_t r_stride,
+                              float inv_hidden, float eps) {
+  __shared__ float scratch[kWarpSize];
+  T* x_row = x + blockIdx.x * x_stride;
+  T* r_row = residual + blockIdx.x * r_stride;
+  float sum = 0.f;
+  for (int idx = threadIdx.x; idx < nv; idx += blockDim.x) {
+    const int64_t offset = static_cast<int64_t>(idx) * V;
+    const Vec<T, V> v = AddIntoResidual<T, V>(x_row + offset, r_row + offset);
+#pragma unroll
+    for (int i = 0; i < V; ++i) sum += v.Get(i) * v.Get(i);
+  }
+  const float scale = RmsScale(BlockSum(sum, scratch), inv_hidden, eps);
+  for (int idx = threadIdx.x; idx < nv; idx += blockDim.x) {
+    const int64_t offset = static_cast<int64_t>(idx) * V;
+    Vec<T, V> v;
+    v.Load(r_row + offset);
+    float wf[V];
+    LoadWeights<W, V>(w, offset, wf);
+#pragma unroll
+    for (int i = 0; i < V; ++i) v.Set(i, v.Get(i) * scale * wf[i]);
+    v.Store(x_row + offset);
+  }
+}
+
+}  // namespace
+
+namespace {{python_name}} {
+cudaError_t LaunchFusedAddRmsNorm(void* x, void* residual, const void* weight,
+                                  DType x_dtype, DType weight_dtype,
+                                  int64_t rows, int64_t hidden,
+                                  int64_t x_row_stride,
+                                  int64_t residual_row_stride, float eps,
+                                  cudaStream_t stream) {
+  if (rows == 0) return cudaSuccess;
+  if (weight == nullptr) weight_dtype = x_dtype;
+  const int elem = DTypeSize(x_dtype);
+  const VectorAccess x_access{x, x_row_stride, elem};
+  const VectorAccess r_access{residual, residual_row_stride, elem};
+  const VectorAccess w_access{weight, 0, DTypeSize(weight_dtype)};
+  LongRowLaunch l;
+  const cudaError_t planned =
+      PlanLongRowLaunch(rows, hidden, elem, {x_access, r_access, w_access}, &l);
+  if (planned != cudaSuccess) return planned;
+
+  return DispatchNorm(
+      x_dtype, weight_dtype, l.width, [&](auto xt, auto wt, auto vc) {
+        using T = typename decltype(xt)::type;
+        using W = typename decltype(wt)::type;
+        constexpr int V = decltype(vc)::value;
+        auto* xp = static_cast<T*>(x);
+        auto* rp = static_cast<T*>(residual);
+        const auto* wp = static_cast<const W*>(weight);
+        const dim3 grid(static_cast<unsigned>(l.plan.blocks));
+        return LaunchForPath(
+            l.plan.path,
+            [&](auto vecs, auto group) {
+              FusedAddRmsNormRegisterKernel<T, W, V, decltype(vecs)::value,
+                                            decltype(group)::value>
+                  <<<grid, l.plan.threads, 0, stream>>>(
+                      xp, rp, wp, rows, l.nv, x_row_stride, residual_row_stride,
+                      l.inv_hidden, eps);
+            },
+            [&] {
+              FusedAddRmsNormLoopKernel<T, W, V>
+                  <<<grid, l.plan.threads, 0, stream>>>(
+                      xp, rp, wp, l.nv, x_row_stride, residual_row_stride,
+                      l.inv_hidden, eps);
+            });
+      });
+}
+
+}  // namespace {{python_name}}
