@@ -300,4 +300,55 @@ CheckFindings CheckCudaCapabilitiesWithNvcc(const FileSystem& fs, const ProjectC
   return CheckCudaCapabilities(fs, config, cuda->archs);
 }
 
+namespace {
+
+std::string Count(size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+void Append(std::vector<Error>& to, std::vector<Error> from) {
+  to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+}
+
+}  // namespace
+
+ProjectCheckResult CheckProject(const FileSystem& fs, ProcessRunner& runner,
+                                const std::filesystem::path& project_dir,
+                                const CudaSearch& search) {
+  ProjectCheckResult result;
+  result.config_path = ConfigDisplayPath(project_dir);
+  ConfigResult parsed = LoadProjectConfigAll(fs, project_dir);
+  result.errors = std::move(parsed.errors);
+  result.warnings = std::move(parsed.warnings);
+  if (!parsed.config) return result;  // file checks need a valid build.toml
+  result.config = std::move(parsed.config);
+  for (CheckFindings findings :
+       {CheckProjectFiles(fs, *result.config),
+        CheckCudaCapabilitiesWithNvcc(fs, *result.config, runner, search)}) {
+    Append(result.errors, std::move(findings.errors));
+    Append(result.warnings, std::move(findings.warnings));
+  }
+  return result;
+}
+
+ExitCode CheckExitCode(const std::vector<Error>& errors) {
+  for (ExitCode code : {ExitCode::kUsage, ExitCode::kCheckFailed, ExitCode::kEnvironment}) {
+    if (std::any_of(errors.begin(), errors.end(), [&](const Error& e) { return e.code == code; })) {
+      return code;
+    }
+  }
+  return errors.empty() ? ExitCode::kOk : ExitCode::kInternal;
+}
+
+std::string CheckSummary(const ProjectCheckResult& result) {
+  const std::string warnings =
+      result.warnings.empty() ? "" : ", " + Count(result.warnings.size(), "warning");
+  if (!result.errors.empty()) return "check: " + Count(result.errors.size(), "error") + warnings;
+  size_t sources = result.config->torch ? result.config->torch->src.size() : 0;
+  for (const auto& kernel : result.config->kernels) sources += kernel.src.size();
+  return "check: ok (" + result.config->name + ": " +
+         Count(result.config->kernels.size(), "kernel") + ", " + Count(sources, "source") + ")" +
+         warnings;
+}
+
 }  // namespace kb

@@ -4,6 +4,8 @@
 // is one the installed nvcc can compile for. All findings are collected.
 #pragma once
 
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,5 +38,25 @@ CheckFindings CheckCudaCapabilitiesWithNvcc(const FileSystem& fs, const ProjectC
 
 // "compute_90" -> "9.0", "compute_100" -> "10.0"; the capability spelling.
 std::string ArchToCapability(const std::string& arch);
+
+// Everything `kbuild check` does: build.toml, then (when it is valid) the
+// file checks and the capability check against the installed nvcc.
+struct ProjectCheckResult {
+  std::string config_path;              // "build.toml" as errors print it
+  std::optional<ProjectConfig> config;  // set when build.toml is valid
+  std::vector<Error> errors;
+  std::vector<Error> warnings;
+};
+
+ProjectCheckResult CheckProject(const FileSystem& fs, ProcessRunner& runner,
+                                const std::filesystem::path& project_dir,
+                                const CudaSearch& search = {});
+
+// 2 when build.toml is invalid, else 1 when a check failed, else 4 when only
+// the environment kept a check from running (no nvcc), else 0.
+ExitCode CheckExitCode(const std::vector<Error>& errors);
+
+// "check: 2 errors, 1 warning" or "check: ok (rmsnorm: 2 kernels, 3 sources)".
+std::string CheckSummary(const ProjectCheckResult& result);
 
 }  // namespace kb
