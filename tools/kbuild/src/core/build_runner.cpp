@@ -1,0 +1,123 @@
+#include "core/build_runner.h"
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+#include "core/compiler_errors.h"
+
+namespace kb {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f s", s);
+  return buf;
+}
+
+void Say(const BuildRequest& r, const std::string& text) {
+  if (r.progress) r.progress(text);
+}
+
+// Wipes build/cmake when its key (torch/CUDA identity) differs from ours.
+Expected<bool> WipeIfOtherToolchain(FileSystem& fs, const BuildRequest& r) {
+  if (!fs.Exists(r.paths.cmake_key)) return false;
+  auto text = fs.Read(r.paths.cmake_key);
+  const auto old = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+  if (old == r.toolchain_key) return false;
+  if (Status s = fs.Remove(r.paths.cmake); !s) return s.error();
+  return true;
+}
+
+Error FailureFromOutput(const FileSystem& fs, const BuildRequest& r, const std::string& output,
+                        const std::string& step, const std::string& log) {
+  if (auto diag = FirstCompilerError(output)) return BuildError(*diag, fs, r.paths.project, log);
+  // No compiler diagnostic: a CMake or Ninja problem. Show its last lines.
+  std::string tail = output.size() > 2000 ? output.substr(output.size() - 2000) : output;
+  Error e = MakeError(ExitCode::kBuildError, step + " failed",
+                      "see the full output in " + log +
+                          "; if the generated project is stale, delete build/cmake and retry");
+  e.detail = tail;
+  return e;
+}
+
+}  // namespace
+
+void CountBuildSteps(const std::string& ninja_output, int* compiled, bool* linked) {
+  *compiled = 0;
+  *linked = false;
+  std::istringstream lines(ninja_output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("] Building ") != std::string::npos) ++*compiled;
+    if (line.find("] Linking ") != std::string::npos) *linked = true;
+  }
+}
+
+Expected<BuildOutcome> RunBuild(FileSystem& fs, ProcessRunner& runner, const BuildRequest& r) {
+  BuildOutcome outcome;
+  const fs::path rel_log = r.paths.build_log.lexically_relative(r.paths.project);
+  outcome.log = rel_log.empty() ? r.paths.build_log.string() : rel_log.string();
+
+  auto wiped = WipeIfOtherToolchain(fs, r);
+  if (!wiped) return wiped.error();
+  outcome.wiped = *wiped;
+  if (outcome.wiped) Say(r, "build/cmake was configured for another torch/CUDA: wiped it");
+
+  bool lists_changed = false;
+  if (Status s = WriteIfChanged(fs, r.paths.cmake / "CMakeLists.txt", r.cmake_lists, &lists_changed); !s)
+    return s.error();
+  if (Status s = WriteIfChanged(fs, r.paths.generated_include / "registration.h", r.registration_h); !s)
+    return s.error();
+  if (Status s = fs.Write(r.paths.build_log, ""); !s) return s.error();  // one log per build
+
+  RunOptions options;
+  options.log = r.paths.build_log;
+  options.echo = r.verbose;
+  if (lists_changed || !fs.Exists(r.paths.cmake / "build.ninja")) {
+    Say(r, "configure (cmake)");
+    const auto start = std::chrono::steady_clock::now();
+    const ProcessResult c = runner.Run(
+        {"cmake", "-S", r.paths.cmake.string(), "-B", r.paths.cmake.string(), "-G", "Ninja",
+         "-DCMAKE_CUDA_COMPILER=" + r.nvcc.string()},
+        options);
+    outcome.configure_seconds = SecondsSince(start);
+    if (c.not_found) {
+      return MakeError(ExitCode::kEnvironment, "cmake not found on PATH",
+                       "install CMake >= 3.22 and Ninja: apt-get install cmake ninja-build");
+    }
+    if (c.exit_code != 0) return FailureFromOutput(fs, r, c.output, "cmake configure", outcome.log);
+    outcome.configured = true;
+    Say(r, "configure done in " + Seconds(outcome.configure_seconds));
+    // Stored after a successful configure so a failed one is retried.
+    if (Status s = fs.Write(r.paths.cmake_key, r.toolchain_key.dump(2) + "\n"); !s) return s.error();
+  }
+
+  std::vector<std::string> argv = {"cmake", "--build", r.paths.cmake.string(), "--target", r.target};
+  if (r.jobs > 0) {
+    argv.push_back("-j");
+    argv.push_back(std::to_string(r.jobs));
+  }
+  if (r.verbose) argv.push_back("-v");
+  Say(r, "build (ninja)");
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessResult b = runner.Run(argv, options);
+  outcome.build_seconds = SecondsSince(start);
+  CountBuildSteps(b.output, &outcome.compiled, &outcome.linked);
+  if (b.not_found) {
+    return MakeError(ExitCode::kEnvironment, "cmake not found on PATH",
+                     "install CMake >= 3.22 and Ninja: apt-get install cmake ninja-build");
+  }
+  if (b.exit_code != 0) return FailureFromOutput(fs, r, b.output, "cmake --build", outcome.log);
+  Say(r, "compile " + std::to_string(outcome.compiled) + " file" + (outcome.compiled == 1 ? "" : "s") +
+             (outcome.linked ? ", link" : ", nothing to link") + ": " + Seconds(outcome.build_seconds));
+  return outcome;
+}
+
+}  // namespace kb

@@ -1,0 +1,238 @@
+#include "core/cmake_gen.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "core/variant.h"
+
+namespace kb {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A CMake quoted argument: backslash, quote and ${ } must not be interpreted.
+std::string Quote(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '\\' || c == '"' || c == '$') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string QuoteList(const std::vector<fs::path>& paths, const std::string& indent) {
+  std::string out;
+  for (const auto& p : paths) out += "\n" + indent + Quote(p.generic_string());
+  return out;
+}
+
+// Flags apply to one language only: a kernel target may mix .cu and .cpp.
+std::string LanguageFlags(const std::string& language, const std::vector<std::string>& flags) {
+  std::string out;
+  for (const auto& f : flags) out += "\n  " + Quote("$<$<COMPILE_LANGUAGE:" + language + ">:" + f + ">");
+  return out;
+}
+
+bool IsCompiled(const fs::path& p) {
+  const std::string ext = p.extension().string();
+  return ext == ".cu" || ext == ".cpp" || ext == ".cc" || ext == ".cxx";
+}
+
+std::vector<fs::path> Absolute(const fs::path& root, const std::vector<std::string>& relative,
+                               bool compiled_only) {
+  std::vector<fs::path> out;
+  for (const auto& r : relative) {
+    const fs::path p = (root / r).lexically_normal();
+    if (!compiled_only || IsCompiled(p)) out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<fs::path> CppFilesIn(const FileSystem& fs, const fs::path& dir) {
+  std::vector<fs::path> out;
+  for (const auto& rel : fs.ListFilesRecursive(dir)) {
+    if (rel.extension() == ".cpp" && !rel.has_parent_path()) out.push_back(dir / rel);
+  }
+  return out;
+}
+
+Expected<std::vector<std::string>> CudaFlagsFor(const KernelTarget& k, bool debug) {
+  std::vector<std::string> flags;
+  if (debug) {
+    flags = {"-G", "-O0"};  // -G implies full device debug info; -lineinfo would be ignored
+  } else {
+    flags = {"-O3", "-lineinfo"};
+  }
+  flags.push_back("--expt-relaxed-constexpr");
+  for (const auto& cap : k.capabilities) {
+    auto gencode = GencodeFlag(cap);
+    if (!gencode) {
+      Error e = gencode.error();
+      e.message += " in [kernel." + k.name + "]";
+      return e;
+    }
+    flags.push_back(*gencode);
+  }
+  // --use_fast_math only when the kernel asks for it, through its own cuda-flags.
+  flags.insert(flags.end(), k.cuda_flags.begin(), k.cuda_flags.end());
+  return flags;
+}
+
+void RenderTorchTarget(const CMakePlan& plan, std::ostringstream& out) {
+  const fs::path lib = plan.torch.LibDir();
+  out << "# libtorch from " << plan.torch.torch_dir.generic_string() << " (found by "
+      << plan.torch.found_by << ").\n"
+      << "add_library(kbuild_torch INTERFACE)\n"
+      << "target_include_directories(kbuild_torch SYSTEM INTERFACE"
+      << QuoteList({plan.torch.IncludeDir(), plan.torch.ApiIncludeDir()}, "  ") << ")\n"
+      << "target_compile_definitions(kbuild_torch INTERFACE _GLIBCXX_USE_CXX11_ABI="
+      << (plan.torch.cxx11_abi ? 1 : 0) << ")\n"
+      << "target_link_libraries(kbuild_torch INTERFACE";
+  for (const char* name : {"libc10.so", "libtorch.so", "libtorch_cpu.so", "libtorch_cuda.so",
+                           "libc10_cuda.so"}) {
+    out << "\n  " << Quote((lib / name).generic_string());
+  }
+  out << "\n  CUDA::cudart)\n\n";
+}
+
+void RenderKernel(const KernelTarget& k, const std::vector<std::string>& cuda_flags, bool debug,
+                  std::ostringstream& out) {
+  const std::string target = "kbuild_kernel_" + k.name;
+  std::vector<std::string> cxx_flags = debug ? std::vector<std::string>{"-O0", "-g"}
+                                             : std::vector<std::string>{"-O2"};
+  cxx_flags.insert(cxx_flags.end(), k.cxx_flags.begin(), k.cxx_flags.end());
+  out << "# [kernel." << k.name << "]: CUDA headers only, never torch (fast rebuilds).\n"
+      << "add_library(" << target << " OBJECT" << QuoteList(k.sources, "  ") << ")\n"
+      << "set_target_properties(" << target << " PROPERTIES POSITION_INDEPENDENT_CODE ON)\n";
+  if (!k.include_dirs.empty()) {
+    out << "target_include_directories(" << target << " PRIVATE" << QuoteList(k.include_dirs, "  ")
+        << ")\n";
+  }
+  out << "target_link_libraries(" << target << " PRIVATE CUDA::cudart)\n"
+      << "target_compile_options(" << target << " PRIVATE" << LanguageFlags("CUDA", cuda_flags)
+      << LanguageFlags("CXX", cxx_flags) << ")\n\n";
+}
+
+void RenderOpsLibrary(const CMakePlan& plan, std::ostringstream& out) {
+  out << "# The binding (torch/library.h + ATen) and every kernel, in one shared library.\n"
+      << "add_library(" << kOpsTarget << " SHARED" << QuoteList(plan.binding_sources, "  ");
+  for (const auto& k : plan.kernels) out << "\n  $<TARGET_OBJECTS:kbuild_kernel_" << k.name << ">";
+  std::vector<fs::path> includes = {plan.generated_include_dir};
+  includes.insert(includes.end(), plan.binding_include_dirs.begin(), plan.binding_include_dirs.end());
+  out << ")\n"
+      << "set_target_properties(" << kOpsTarget << " PROPERTIES PREFIX \"\" SUFFIX \".so\"\n"
+      << "  OUTPUT_NAME " << Quote(plan.op_namespace) << "\n"
+      << "  BUILD_RPATH " << Quote(plan.torch.LibDir().generic_string()) << "\n"
+      << "  INSTALL_RPATH " << Quote(plan.torch.LibDir().generic_string()) << ")\n"
+      << "target_include_directories(" << kOpsTarget << " PRIVATE" << QuoteList(includes, "  ")
+      << ")\n"
+      << "target_compile_definitions(" << kOpsTarget << " PRIVATE TORCH_EXTENSION_NAME="
+      << plan.op_namespace << ")\n"
+      << "target_compile_options(" << kOpsTarget << " PRIVATE -fPIC "
+      << (plan.debug ? "-O0 -g" : "-O2") << ")\n"
+      << "target_link_libraries(" << kOpsTarget << " PRIVATE kbuild_torch)\n\n";
+}
+
+void RenderHarnessTargets(const CMakePlan& plan, std::ostringstream& out) {
+  if (!plan.harness_cmake || (plan.test_sources.empty() && plan.benchmark_sources.empty())) return;
+  out << "# Tests and benchmarks (built by kbuild test / kbuild bench, not by kbuild build).\n"
+      << "include(" << Quote(plan.harness_cmake->generic_string()) << ")\n";
+  if (!plan.test_sources.empty()) {
+    out << "find_package(GTest REQUIRED)\n"
+        << "add_executable(" << kTestsTarget << QuoteList(plan.test_sources, "  ") << ")\n"
+        << "target_link_libraries(" << kTestsTarget
+        << " PRIVATE GTest::gtest GTest::gtest_main kbuild_harness kbuild_torch " << kOpsTarget
+        << ")\n";
+  }
+  if (!plan.benchmark_sources.empty()) {
+    out << "find_package(benchmark REQUIRED)\n"
+        << "add_executable(" << kBenchmarksTarget << QuoteList(plan.benchmark_sources, "  ") << ")\n"
+        << "target_link_libraries(" << kBenchmarksTarget
+        << " PRIVATE benchmark::benchmark kbuild_harness kbuild_torch " << kOpsTarget << ")\n";
+  }
+  out << "\n";
+}
+
+}  // namespace
+
+std::vector<std::string> PlannedCapabilities(const CMakePlan& plan) {
+  std::vector<std::string> caps;
+  for (const auto& k : plan.kernels) {
+    for (const auto& c : k.capabilities) {
+      if (std::find(caps.begin(), caps.end(), c) == caps.end()) caps.push_back(c);
+    }
+  }
+  return caps;
+}
+
+Expected<CMakePlan> PlanFromConfig(const ProjectConfig& config, const FileSystem& fs,
+                                   const TorchEnv& torch, const std::string& op_namespace,
+                                   const fs::path& generated_include_dir,
+                                   const GenerateOptions& options) {
+  CMakePlan plan;
+  plan.python_name = config.PythonName();
+  plan.op_namespace = op_namespace;
+  plan.generated_include_dir = generated_include_dir;
+  plan.torch = torch;
+  plan.debug = options.debug;
+  plan.ccache = options.ccache;
+  for (const auto& kc : config.kernels) {
+    if (!kc.backend.empty() && kc.backend != "cuda") continue;  // this build targets CUDA only
+    KernelTarget k;
+    k.name = kc.name;
+    k.sources = Absolute(config.root, kc.src, /*compiled_only=*/true);
+    k.include_dirs = Absolute(config.root, kc.include, false);
+    k.capabilities = !options.arch_override.empty() ? options.arch_override
+                     : !kc.cuda_capabilities.empty() ? kc.cuda_capabilities
+                                                      : std::vector<std::string>{"9.0"};
+    k.cuda_flags = kc.cuda_flags;
+    k.cxx_flags = kc.cxx_flags;
+    if (k.sources.empty()) continue;  // header-only kernel
+    plan.kernels.push_back(std::move(k));
+  }
+  if (config.torch) {
+    plan.binding_sources = Absolute(config.root, config.torch->src, true);
+    plan.binding_include_dirs = Absolute(config.root, config.torch->include, false);
+  }
+  if (plan.binding_sources.empty()) {
+    Error e = MakeError(ExitCode::kUsage, "no binding source to build ([torch] src lists no .cpp file)",
+                        "add [torch] src = [\"torch-ext/torch_binding.cpp\", "
+                        "\"torch-ext/torch_binding.h\"] to build.toml");
+    e.path = "build.toml";
+    return e;
+  }
+  if (options.harness_cmake && fs.Exists(*options.harness_cmake)) {
+    plan.harness_cmake = options.harness_cmake;
+    plan.test_sources = CppFilesIn(fs, config.root / "tests");
+    plan.benchmark_sources = CppFilesIn(fs, config.root / "benchmarks");
+  }
+  return plan;
+}
+
+Expected<std::string> RenderCMakeLists(const CMakePlan& plan) {
+  std::ostringstream out;
+  out << "# Generated by kbuild from build.toml; rewritten by every kbuild build. Do not edit.\n"
+      << "cmake_minimum_required(VERSION 3.22)\n"
+      << "project(" << plan.python_name << " LANGUAGES CXX CUDA)\n\n"
+      << "set(CMAKE_CXX_STANDARD 17)\nset(CMAKE_CXX_STANDARD_REQUIRED ON)\n"
+      << "set(CMAKE_CUDA_STANDARD 17)\nset(CMAKE_CUDA_STANDARD_REQUIRED ON)\n"
+      << "# Targets come from the -gencode flags below, not from CMake's arch list.\n"
+      << "set(CMAKE_CUDA_ARCHITECTURES OFF)\n";
+  if (plan.ccache) {
+    out << "set(CMAKE_CUDA_COMPILER_LAUNCHER " << Quote(plan.ccache->generic_string()) << ")\n"
+        << "set(CMAKE_CXX_COMPILER_LAUNCHER " << Quote(plan.ccache->generic_string()) << ")\n";
+  }
+  out << "find_package(CUDAToolkit REQUIRED)\n\n";
+  RenderTorchTarget(plan, out);
+  for (const auto& k : plan.kernels) {
+    auto flags = CudaFlagsFor(k, plan.debug);
+    if (!flags) return flags.error();
+    RenderKernel(k, *flags, plan.debug, out);
+  }
+  RenderOpsLibrary(plan, out);
+  RenderHarnessTargets(plan, out);
+  return out.str();
+}
+
+}  // namespace kb

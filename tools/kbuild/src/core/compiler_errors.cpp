@@ -1,0 +1,143 @@
+#include "core/compiler_errors.h"
+
+#include <regex>
+#include <sstream>
+#include <vector>
+
+namespace kb {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// nvcc echoes the line indented by two spaces and puts a caret line below it.
+void TakeNvccEcho(const std::vector<std::string>& lines, size_t i, CompilerDiagnostic& d) {
+  if (i + 2 >= lines.size()) return;
+  const std::string& caret = lines[i + 2];
+  const size_t pos = caret.find('^');
+  if (pos == std::string::npos || caret.find_first_not_of(' ') != pos) return;
+  const std::string& echoed = lines[i + 1];
+  d.source_line = echoed.rfind("  ", 0) == 0 ? echoed.substr(2) : echoed;
+  if (pos >= 2) d.column = static_cast<int>(pos - 2) + 1;
+}
+
+// gcc echoes "    2 |   return x;" then "      |          ^~~~".
+void TakeGccEcho(const std::vector<std::string>& lines, size_t i, CompilerDiagnostic& d) {
+  if (i + 1 >= lines.size()) return;
+  const std::string& echoed = lines[i + 1];
+  const size_t bar = echoed.find(" | ");
+  if (bar == std::string::npos || echoed.find_first_not_of(" 0123456789") != bar + 1) return;
+  d.source_line = echoed.substr(bar + 3);
+}
+
+}  // namespace
+
+std::optional<CompilerDiagnostic> FirstCompilerError(const std::string& output) {
+  static const std::regex gcc(R"(^(.+?):(\d+):(\d+): (?:fatal )?error: (.*)$)");
+  static const std::regex nvcc(R"(^(.+?)\((\d+)\): (?:catastrophic )?error(?: #\S+)?: (.*)$)");
+  static const std::regex undefined(R"(undefined reference to (.*)$)");
+  static const std::regex tool(R"(^(ptxas|nvcc|nvlink) (?:fatal|error)\s*: (.*)$)");
+  const std::vector<std::string> lines = SplitLines(output);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    std::smatch m;
+    CompilerDiagnostic d;
+    if (std::regex_match(line, m, gcc)) {
+      d.file = m[1];
+      d.line = std::stoi(m[2]);
+      d.column = std::stoi(m[3]);
+      d.message = m[4];
+      TakeGccEcho(lines, i, d);
+      return d;
+    }
+    if (std::regex_match(line, m, nvcc)) {
+      d.file = m[1];
+      d.line = std::stoi(m[2]);
+      d.message = m[3];
+      TakeNvccEcho(lines, i, d);
+      return d;
+    }
+    if (std::regex_search(line, m, undefined)) {
+      d.kind = CompilerDiagnostic::Kind::kLink;
+      d.message = "undefined reference to " + m[1].str();
+      return d;
+    }
+    if (std::regex_match(line, m, tool)) {
+      d.kind = CompilerDiagnostic::Kind::kTool;
+      d.message = m[1].str() + ": " + m[2].str();
+      return d;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string SourceExcerpt(const CompilerDiagnostic& diag, const FileSystem& fs) {
+  if (diag.line <= 0) return {};
+  std::string source = diag.source_line;
+  if (auto text = fs.Read(diag.file)) {
+    const auto lines = SplitLines(*text);
+    if (diag.line <= static_cast<int>(lines.size())) source = lines[diag.line - 1];
+  }
+  if (source.empty()) return {};
+  char number[16];
+  std::snprintf(number, sizeof(number), "%5d", diag.line);
+  std::string out = std::string(number) + " | " + source + "\n";
+  if (diag.column > 0) {
+    // Keep tabs so the caret lines up under tab-indented code.
+    std::string pad;
+    for (int c = 0; c < diag.column - 1 && c < static_cast<int>(source.size()); ++c) {
+      pad += source[c] == '\t' ? '\t' : ' ';
+    }
+    out += "      | " + pad + "^\n";
+  }
+  return out;
+}
+
+namespace {
+
+std::string HintFor(const CompilerDiagnostic& diag, const std::string& log_path) {
+  const std::string log = "full compiler output: " + log_path;
+  const bool torch_header = diag.message.find("torch/") != std::string::npos ||
+                            diag.message.find("ATen/") != std::string::npos;
+  const bool kernel_source = diag.file.size() > 3 && (diag.file.ends_with(".cu") || diag.file.ends_with(".cuh"));
+  if (torch_header && kernel_source) {
+    return "kernel sources are compiled without torch headers (so they rebuild in seconds); move "
+           "torch code into torch-ext/torch_binding.cpp and pass raw pointers to the launcher; " +
+           log;
+  }
+  if (diag.kind == CompilerDiagnostic::Kind::kLink) {
+    return "a function is declared but never defined in what is linked: check that the .cu defining "
+           "it is listed in a [kernel.*] src in build.toml and that the signatures match; " +
+           log;
+  }
+  return "fix this first error and run kbuild build again (later errors often follow from it); " + log;
+}
+
+}  // namespace
+
+Error BuildError(const CompilerDiagnostic& diag, const FileSystem& fs, const fs::path& project_dir,
+                 const std::string& log_path) {
+  Error e = MakeError(ExitCode::kBuildError, diag.message, HintFor(diag, log_path));
+  if (!diag.file.empty()) {
+    const fs::path file(diag.file);
+    const fs::path rel = file.lexically_relative(project_dir);
+    const bool inside = file.is_absolute() && !rel.empty() && *rel.begin() != "..";
+    e.path = inside ? rel.string() : diag.file;
+  }
+  e.line = diag.line;
+  e.column = diag.column;
+  e.detail = SourceExcerpt(diag, fs);
+  return e;
+}
+
+}  // namespace kb

@@ -1,0 +1,80 @@
+#include "core/hub_layout.h"
+
+#include <set>
+
+#include "core/paths.h"
+#include "core/render.h"
+
+namespace kb {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool IsPythonCache(const fs::path& rel) {
+  for (const auto& part : rel) {
+    if (part == "__pycache__") return true;
+  }
+  return rel.extension() == ".pyc";
+}
+
+}  // namespace
+
+Expected<VariantFiles> RenderVariantFiles(const FileSystem& fs, const VariantLayout& layout) {
+  VariantFiles files;
+  if (!fs.Exists(layout.package_dir / "__init__.py")) {
+    Error e = MakeError(ExitCode::kUsage, "the Python package has no __init__.py",
+                        "create torch-ext/" + layout.python_name +
+                            "/__init__.py exposing the ops (from ._ops import ops, "
+                            "add_op_namespace_prefix), as kbuild init does");
+    e.path = (layout.package_dir / "__init__.py").string();
+    return e;
+  }
+  for (const fs::path& rel : fs.ListFilesRecursive(layout.package_dir)) {
+    if (IsPythonCache(rel)) continue;
+    auto content = fs.Read(layout.package_dir / rel);
+    if (!content) return content.error();
+    files[rel.generic_string()] = *content;
+  }
+  auto library = fs.Read(layout.library);
+  if (!library) return library.error();
+  const std::string library_name = layout.library.filename().string();
+  files[library_name] = *library;
+
+  const RenderVars vars = {{"library", library_name},
+                           {"namespace", layout.op_namespace},
+                           {"python_name", layout.python_name}};
+  auto ops = RenderText(layout.ops_template, vars, "_ops.py.in");
+  if (!ops) return ops.error();
+  files["_ops.py"] = *ops;
+  auto compat = RenderText(layout.compat_template, vars, "compat_init.py.in");
+  if (!compat) return compat.error();
+  files[layout.python_name + "/__init__.py"] = *compat;
+  return files;
+}
+
+Status WriteVariant(FileSystem& fs, const fs::path& variant_dir, const VariantFiles& files,
+                    const std::string& metadata_json) {
+  for (const auto& [rel, content] : files) {
+    if (Status s = WriteIfChanged(fs, variant_dir / rel, content); !s) return s;
+  }
+  if (Status s = WriteIfChanged(fs, variant_dir / "metadata.json", metadata_json); !s) return s;
+  for (const fs::path& rel : fs.ListFilesRecursive(variant_dir)) {
+    const std::string key = rel.generic_string();
+    if (key == "metadata.json" || files.count(key) || IsPythonCache(rel)) continue;
+    if (Status s = fs.Remove(variant_dir / rel); !s) return s;
+  }
+  return {};
+}
+
+std::vector<std::string> OtherVariants(const FileSystem& fs, const fs::path& build_dir,
+                                       const std::string& current) {
+  std::set<std::string> names;
+  for (const fs::path& rel : fs.ListFilesRecursive(build_dir)) {
+    const std::string top = rel.begin()->string();
+    if (top.rfind("torch", 0) == 0 && top != current && top.ends_with("-linux")) names.insert(top);
+  }
+  return {names.begin(), names.end()};
+}
+
+}  // namespace kb
