@@ -17,34 +17,13 @@
 //
 // measured: (pending) - H200 numbers go here with the date once run there.
 
+#include "common/rms_norm_kernel.cuh"
 #include "common/rms_row.cuh"
 #include "rms_norm.h"
 
 namespace {
 
 using namespace kernels_common;
-
-template <typename T, typename W, int V, int kVecs, int kGroup>
-__global__ void __launch_bounds__(kMaxBlockThreads)
-    RmsNormRegisterKernel(T* __restrict__ y, const T* __restrict__ x,
-                          const W* __restrict__ w, int64_t rows, int nv,
-                          int64_t x_stride, int64_t y_stride, float inv_hidden,
-                          float eps) {
-  __shared__ float scratch[kWarpSize];
-  const RowSlot s = CurrentRowSlot<kGroup>(rows);
-  const int limit = s.valid ? nv : 0;
-  const T* x_row = x + s.row * x_stride;
-
-  Vec<T, V> r[kVecs] = {};  // zero-init: lets ptxas keep all in registers
-#pragma unroll
-  for (int k = 0; k < kVecs; ++k) {
-    const int idx = s.first + k * s.step;
-    if (idx < limit) r[k].Load(x_row + static_cast<int64_t>(idx) * V);
-  }
-  const float total = RowSum<kGroup>(SumSquares(r, s, limit), scratch);
-  StoreNormalized(y + s.row * y_stride, r, w, RmsScale(total, inv_hidden, eps),
-                  s, limit);
-}
 
 // Rows too long for registers: pass 1 sums squares, pass 2 re-reads x (an L2
 // hit: one row per block is at most a few hundred KB) and writes y.

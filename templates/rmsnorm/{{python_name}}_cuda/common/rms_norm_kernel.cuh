@@ -1,0 +1,39 @@
+// The register-resident RMSNorm kernel, shared by rms_norm (warp or block per
+// row) and head_rms_norm (4-32 lanes per row): each thread loads its kVecs
+// vectors of V elements once, the row's threads sum squares, then each thread
+// scales and stores what it holds.
+#pragma once
+
+#include <cstdint>
+
+#include "rms_row.cuh"
+
+namespace kernels_common {
+// Unnamed: internal linkage, so two kernel libraries loaded in one process
+// never resolve each other's kernel stubs (this header is for .cu files).
+namespace {
+
+template <typename T, typename W, int V, int kVecs, int kGroup>
+__global__ void __launch_bounds__(kMaxBlockThreads)
+    RmsNormRegisterKernel(T* __restrict__ y, const T* __restrict__ x,
+                          const W* __restrict__ w, int64_t rows, int nv,
+                          int64_t x_stride, int64_t y_stride, float inv_hidden,
+                          float eps) {
+  __shared__ float scratch[kWarpSize];
+  const RowSlot s = CurrentRowSlot<kGroup>(rows);
+  const int limit = s.valid ? nv : 0;
+  const T* x_row = x + s.row * x_stride;
+
+  Vec<T, V> r[kVecs] = {};  // zero-init: lets ptxas keep all in registers
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int idx = s.first + k * s.step;
+    if (idx < limit) r[k].Load(x_row + static_cast<int64_t>(idx) * V);
+  }
+  const float total = RowSum<kGroup>(SumSquares(r, s, limit), scratch);
+  StoreNormalized(y + s.row * y_stride, r, w, RmsScale(total, inv_hidden, eps),
+                  s, limit);
+}
+
+}  // namespace
+}  // namespace kernels_common
