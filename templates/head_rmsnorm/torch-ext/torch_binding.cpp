@@ -22,18 +22,12 @@ at::Tensor head_rms_norm(const at::Tensor& input,
               ": head_dim (the last dimension of input) is ", rows.hidden,
               ", above the supported ", {{python_name}}::kMaxHeadDim,
               "; hint: use rms_norm for long rows");
-  const void* w_ptr = nullptr;
-  auto w_dtype = x_dtype;
-  if (weight.has_value()) {
-    CheckWeight(*weight, input, rows.hidden, kOp);
-    w_ptr = weight->data_ptr();
-    w_dtype = KernelDType(*weight, kOp, "weight");
-  }
+  const WeightArg w = OptionalWeight(weight, input, rows.hidden, kOp);
   at::Tensor out = at::empty(input.sizes(), input.options());
   if (rows.rows == 0 || rows.hidden == 0) return out;
   const c10::cuda::CUDAGuard guard(input.device());
   CheckLaunch({{python_name}}::LaunchHeadRmsNorm(
-                  out.data_ptr(), input.data_ptr(), w_ptr, x_dtype, w_dtype,
+                  out.data_ptr(), input.data_ptr(), w.ptr, x_dtype, w.dtype,
                   rows.rows, rows.hidden, rows.row_stride, rows.hidden,
                   static_cast<float>(eps), at::cuda::getCurrentCUDAStream()),
               kOp);

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "../{{python_name}}_cuda/common/dtype.h"
@@ -93,6 +94,20 @@ inline void CheckWeight(const at::Tensor& w, const at::Tensor& input,
       input.scalar_type(),
       "; supported: weight of input's dtype or "
       "float32");
+}
+
+// The kernels' view of an optional weight: nullptr (and x's dtype) if absent.
+struct WeightArg {
+  const void* ptr;
+  kernels_common::DType dtype;
+};
+
+inline WeightArg OptionalWeight(const std::optional<at::Tensor>& w,
+                                const at::Tensor& input, int64_t hidden,
+                                const char* op) {
+  if (!w.has_value()) return {nullptr, KernelDType(input, op, "input")};
+  CheckWeight(*w, input, hidden, op);
+  return {w->data_ptr(), KernelDType(*w, op, "weight")};
 }
 
 // Written tensors must not alias themselves across rows.
