@@ -34,6 +34,11 @@ std::string Edit(const std::string& from, const std::string& to) {
   return text;
 }
 
+void ExpectError(const Error& e, const std::string& located, const std::string& hint) {
+  EXPECT_EQ(e.Located(), located);
+  EXPECT_EQ(e.hint, hint);
+}
+
 std::vector<Error> Errors(const std::string& text) {
   return ParseProjectConfigAll(text, "build.toml").errors;
 }
@@ -158,8 +163,8 @@ TEST(Config, MalformedTomlPointsAtTheSpot) {
 
 TEST(Config, UnknownKeyInKernelSuggestsTheNearestKey) {
   const Error e = OnlyError(Edit("cuda-capabilities", "cuda-capability"));
-  EXPECT_EQ(e.Located(), "build.toml:14:1: unknown key 'cuda-capability' in [kernel.rmsnorm]");
-  EXPECT_EQ(e.hint, "did you mean 'cuda-capabilities'?");
+  ExpectError(e, "build.toml:14:1: unknown key 'cuda-capability' in [kernel.rmsnorm]",
+              "did you mean 'cuda-capabilities'?");
   EXPECT_EQ(e.detail, " 14 | cuda-capability = [\"9.0\"]\n    | ^\n");
   EXPECT_EQ(e.code, ExitCode::kUsage);
 }
@@ -185,43 +190,40 @@ TEST(Config, UnknownKeyInEveryTable) {
   };
   for (const auto& c : cases) {
     const Error e = OnlyError(Edit(c.from, c.to));
-    EXPECT_EQ(e.Located(), c.located);
-    EXPECT_EQ(e.hint, c.hint);
+    ExpectError(e, c.located, c.hint);
   }
 }
 
 TEST(Config, TorchCxxFlagsAreRejectedLikeKernelBuilder) {
   const Error e = OnlyError(Edit("[kernel.rmsnorm]", "cxx-flags = [\"-O3\"]\n\n[kernel.rmsnorm]"));
-  EXPECT_EQ(e.Located(), "build.toml:10:1: unknown key 'cxx-flags' in [torch]");
-  EXPECT_EQ(e.hint, "valid: src, include, pyext, minver, maxver");
+  ExpectError(e, "build.toml:10:1: unknown key 'cxx-flags' in [torch]",
+              "valid: src, include, pyext, minver, maxver");
 }
 
 TEST(Config, WrongTypeAtTheValue) {
   const Error e = OnlyError(Edit("version = 1", "version = \"1\""));
-  EXPECT_EQ(e.Located(), "build.toml:4:11: 'version' must be an integer, found string");
-  EXPECT_EQ(e.hint, "write a whole number without quotes, e.g. version = 1");
+  ExpectError(e, "build.toml:4:11: 'version' must be an integer, found string",
+              "write a whole number without quotes, e.g. version = 1");
 
   const Error list = OnlyError(Edit("backends = [\"cuda\"]", "backends = \"cuda\""));
-  EXPECT_EQ(list.Located(),
-            "build.toml:3:12: 'backends' must be an array of strings, found string");
-  EXPECT_EQ(list.hint, "write a list of quoted strings, e.g. backends = [\"...\"]");
+  ExpectError(list, "build.toml:3:12: 'backends' must be an array of strings, found string",
+              "write a list of quoted strings, e.g. backends = [\"...\"]");
 
   const Error element = OnlyError(Edit("[\"9.0\"]", "[9.0]"));
-  EXPECT_EQ(element.Located(),
-            "build.toml:14:22: 'cuda-capabilities' must be an array of strings, found float at "
-            "element 1");
-  EXPECT_EQ(element.hint, "quote each element, e.g. cuda-capabilities = [\"...\"]");
+  ExpectError(element,
+              "build.toml:14:22: 'cuda-capabilities' must be an array of strings, found float at "
+              "element 1",
+              "quote each element, e.g. cuda-capabilities = [\"...\"]");
 }
 
 TEST(Config, MissingRequiredKeysAtTheTableHeader) {
   const Error name = OnlyError(Edit("name = \"rmsnorm\"\n", ""));
-  EXPECT_EQ(name.Located(), "build.toml:1:1: missing required key 'name' in [general]");
-  EXPECT_EQ(name.hint, "add name = \"my-kernel\"");
+  ExpectError(name, "build.toml:1:1: missing required key 'name' in [general]",
+              "add name = \"my-kernel\"");
 
   const Error depends = OnlyError(Edit("depends = [\"torch\"]\n", ""));
-  EXPECT_EQ(depends.Located(),
-            "build.toml:10:1: missing required key 'depends' in [kernel.rmsnorm]");
-  EXPECT_EQ(depends.hint, "add depends = [\"torch\"]");
+  ExpectError(depends, "build.toml:10:1: missing required key 'depends' in [kernel.rmsnorm]",
+              "add depends = [\"torch\"]");
 
   const Error general = OnlyError("[torch]\nsrc = [\"a.cpp\"]\n");
   EXPECT_EQ(general.Located(), "build.toml:1: missing required table [general]");
@@ -229,50 +231,50 @@ TEST(Config, MissingRequiredKeysAtTheTableHeader) {
 
 TEST(Config, InvalidProjectNameShowsAValidForm) {
   const Error e = OnlyError(Edit("name = \"rmsnorm\"", "name = \"My_Norm\""));
-  EXPECT_EQ(e.Located(),
-            "build.toml:2:8: invalid project name 'My_Norm': use lowercase letters, digits and "
-            "dashes, starting with a letter and not ending with a dash");
-  EXPECT_EQ(e.hint, "try name = \"my-norm\"");
+  ExpectError(e,
+              "build.toml:2:8: invalid project name 'My_Norm': use lowercase letters, digits and "
+              "dashes, starting with a letter and not ending with a dash",
+              "try name = \"my-norm\"");
 }
 
 TEST(Config, InvalidKernelName) {
   const Error e = OnlyError(Edit("[kernel.rmsnorm]", "[kernel.RMSNorm]"));
-  EXPECT_EQ(e.Located(),
-            "build.toml:10:9: invalid kernel name 'RMSNorm': use lowercase letters, digits, '_' "
-            "and '-', starting with a letter");
-  EXPECT_EQ(e.hint, "try [kernel.rmsnorm]");
+  ExpectError(e,
+              "build.toml:10:9: invalid kernel name 'RMSNorm': use lowercase letters, digits, '_' "
+              "and '-', starting with a letter",
+              "try [kernel.rmsnorm]");
 }
 
 TEST(Config, UnknownBackend) {
   const Error general = OnlyError(Edit("backends = [\"cuda\"]", "backends = [\"cdua\"]"));
-  EXPECT_EQ(general.Located(), "build.toml:3:13: unknown backend 'cdua' in [general] backends");
-  EXPECT_EQ(general.hint, "did you mean 'cuda'?");
+  ExpectError(general, "build.toml:3:13: unknown backend 'cdua' in [general] backends",
+              "did you mean 'cuda'?");
 
   const Error kernel = OnlyError(Edit("backend = \"cuda\"", "backend = \"triton\""));
-  EXPECT_EQ(kernel.Located(), "build.toml:11:11: unknown backend 'triton' in [kernel.rmsnorm]");
-  EXPECT_EQ(kernel.hint, "valid: cpu, cuda, metal, rocm, xpu");
+  ExpectError(kernel, "build.toml:11:11: unknown backend 'triton' in [kernel.rmsnorm]",
+              "valid: cpu, cuda, metal, rocm, xpu");
 }
 
 TEST(Config, BadCapabilityGetsAGuess) {
   const Error e = OnlyError(Edit("[\"9.0\"]", "[\"9.0\", \"sm_90a\"]"));
-  EXPECT_EQ(e.Located(),
-            "build.toml:14:29: invalid CUDA capability 'sm_90a' in [kernel.rmsnorm]: expected "
-            "MAJOR.MINOR like \"9.0\"");
-  EXPECT_EQ(e.hint, "write \"9.0a\"");
+  ExpectError(e,
+              "build.toml:14:29: invalid CUDA capability 'sm_90a' in [kernel.rmsnorm]: expected "
+              "MAJOR.MINOR like \"9.0\"",
+              "write \"9.0a\"");
   EXPECT_EQ(OnlyError(Edit("[\"9.0\"]", "[\"hopper\"]")).hint,
             "write capabilities as \"MAJOR.MINOR\", e.g. \"9.0\" for H100/H200");
 }
 
 TEST(Config, EmptySrc) {
   const Error e = OnlyError(Edit("src = [\"rmsnorm_cuda/rmsnorm.cu\"]", "src = []"));
-  EXPECT_EQ(e.Located(), "build.toml:13:7: 'src' is empty in [kernel.rmsnorm]");
-  EXPECT_EQ(e.hint, "list at least one file, e.g. src = [\"rmsnorm_cuda/rmsnorm.cu\"]");
+  ExpectError(e, "build.toml:13:7: 'src' is empty in [kernel.rmsnorm]",
+              "list at least one file, e.g. src = [\"rmsnorm_cuda/rmsnorm.cu\"]");
 }
 
 TEST(Config, BadVersionString) {
   const Error e = OnlyError(Edit("[torch]", "[torch]\nminver = \"two\""));
-  EXPECT_EQ(e.Located(), "build.toml:8:10: invalid version 'two' for 'minver' in [torch]");
-  EXPECT_EQ(e.hint, "use numbers separated by dots, e.g. minver = \"2.8\"");
+  ExpectError(e, "build.toml:8:10: invalid version 'two' for 'minver' in [torch]",
+              "use numbers separated by dots, e.g. minver = \"2.8\"");
 }
 
 TEST(Config, CollectsEveryErrorInFileOrder) {

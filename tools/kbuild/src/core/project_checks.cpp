@@ -63,6 +63,8 @@ class FileChecker {
       : fs_(fs), config_(config), build_toml_(BuildToml(fs, config)) {}
 
   CheckFindings Run() {
+    for (const auto& kernel : config_.kernels) listed_.insert(kernel.src.begin(), kernel.src.end());
+    if (config_.torch) listed_.insert(config_.torch->src.begin(), config_.torch->src.end());
     for (const auto& kernel : config_.kernels) {
       const std::string table = "[kernel." + kernel.name + "]";
       CheckListed(kernel.src, kernel.src_locations, table, /*directories=*/false);
@@ -105,16 +107,21 @@ class FileChecker {
     }
   }
 
-  // "did you mean 'x'?", or the files next to the missing one.
+  // "did you mean 'x'?" (a file not listed yet, by file name), or the files
+  // next to the missing one.
   std::string NearFilesHint(const std::string& relative) {
     const fs::path parent = fs::path(relative).parent_path();
-    std::vector<std::string> candidates;
+    std::vector<std::string> candidates, unlisted_names;
     if (fs_.IsDirectory(config_.root / parent)) {
       for (const auto& f : fs_.ListFilesRecursive(config_.root / parent)) {
         candidates.push_back((parent / f).generic_string());
+        if (!listed_.count(candidates.back())) unlisted_names.push_back(f.generic_string());
       }
     }
-    if (auto near = NearestName(relative, candidates)) return "did you mean '" + *near + "'?";
+    const std::string name = fs::path(relative).filename().string();
+    if (auto near = NearestName(name, unlisted_names)) {
+      return "did you mean '" + (parent / *near).generic_string() + "'?";
+    }
     const std::string dir = parent.empty() ? "the project directory" : "'" + parent.string() + "/'";
     if (candidates.empty()) {
       return dir + " has no files: create the file or fix the path in build.toml";
@@ -220,6 +227,7 @@ class FileChecker {
   const ProjectConfig& config_;
   SourceText build_toml_;
   CheckFindings findings_;
+  std::set<std::string> listed_;   // every src entry: not suggested for a missing one
   std::set<std::string> missing_;  // listed files that do not exist: not scanned
   bool registered_ = false;
 };
