@@ -1,0 +1,95 @@
+// Result records of correctness cases and benchmark cases, their JSON form
+// (schema: docs/harness.md) and how they reach disk. Torch-free.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "kbuild/harness/physics.h"
+#include "kbuild/harness/stats.h"
+#include "kbuild/harness/tolerance.h"
+
+namespace kb::harness {
+
+inline constexpr const char* kTestSchema = "kbuild-harness-test/1";
+inline constexpr const char* kBenchSchema = "kbuild-harness-bench/1";
+
+// Why a correctness case failed. Stable strings: kbuild and tests match on them.
+enum class FailReason {
+  kNone,
+  kMismatch,         // values outside tolerance
+  kNonFinite,        // NaN/Inf where the reference has none
+  kUnwritten,        // output elements still hold the poison
+  kInputModified,    // an input (not declared in-place) changed
+  kLateWrite,        // outputs changed after the caller's stream was done
+  kOutOfBounds,      // bytes around an output or in-place tensor changed
+  kCudaError,        // launch or asynchronous CUDA error
+  kNotRejected,      // a case that must be rejected was accepted
+  kWrongRejection,   // rejected a case it must accept (threw)
+  kSpecError,        // the test itself is wrong (shape/count mismatch)
+};
+std::string_view FailReasonName(FailReason reason);
+
+struct TestRecord {
+  std::string test;       // the test's name
+  std::string op;         // "<namespace>::<op>"
+  std::string case_name;  // e.g. "7x33 bf16 offset_view"
+  std::vector<std::int64_t> shape;
+  std::string dtype;
+  std::vector<std::string> flags;  // offset_view, non_contiguous, expects_rejection
+  int trials = 0;                  // trials run (stops at the first failure)
+  std::uint64_t seed = 0;          // seed of the last trial run: rerun with KBUILD_SEED
+  FailReason reason = FailReason::kNone;
+  std::string message;  // what failed, where, and a hint; empty on pass
+  double max_abs_error = 0;
+  double rel_l2_error = 0;
+  Tolerance tolerance;
+  std::int64_t unwritten = 0;
+  std::int64_t first_unwritten = -1;
+  bool passed() const { return reason == FailReason::kNone; }
+};
+nlohmann::json ToJson(const TestRecord& record);
+
+struct BaselineResult {
+  std::string name;
+  Summary time_us;
+  double speedup = 0;  // baseline median / op median
+};
+
+struct BenchRecord {
+  std::string benchmark;
+  std::string op;
+  std::string case_name;
+  std::vector<std::int64_t> shape;
+  std::string dtype;
+  bool correctness_only = false;  // tiny shapes: reported, never scored
+  std::string mode;               // "events+l2flush" or "graph+rotate"
+  int warmup = 0;
+  int iterations = 0;
+  double bytes = 0;  // the explicit formula's value
+  double flops = 0;  // 0 = not given
+  Summary time_us;
+  double gbps = 0;
+  double percent_of_peak = 0;  // of the measured copy bandwidth; 0 = unknown
+  double tflops = 0;
+  double host_over_event = 0;  // host-clock / event time of the consistency run
+  std::vector<BaselineResult> baselines;
+  std::vector<std::string> problems;  // each makes the case fail
+  bool failed() const { return !problems.empty(); }
+};
+nlohmann::json ToJson(const BenchRecord& record);
+
+// The whole benchmark document: records plus geometric-mean speedups per
+// baseline over performance cases (correctness-only and failed cases excluded).
+nlohmann::json BenchDocument(const std::vector<BenchRecord>& records, const Peak& peak,
+                             const std::string& device);
+
+// One JSON object per line, appended and flushed: several test binaries can
+// share a file and a crash loses only the case in flight.
+bool AppendJsonLine(const std::string& path, const nlohmann::json& value, std::string* error);
+// Writes to path.tmp then renames, so readers never see half a document.
+bool WriteJsonFile(const std::string& path, const nlohmann::json& value, std::string* error);
+
+}  // namespace kb::harness

@@ -1,0 +1,97 @@
+#include "kbuild/harness/physics.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace kb::harness {
+
+EnvLookup ProcessEnvironment() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* value = std::getenv(name.c_str());
+    if (value == nullptr || *value == '\0') return std::nullopt;
+    return std::string(value);
+  };
+}
+
+namespace {
+
+std::optional<double> ParsePositive(const std::string& text) {
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !(value > 0)) return std::nullopt;
+  return value;
+}
+
+std::string ReadFile(const std::string& path, bool* ok) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  *ok = static_cast<bool>(in);
+  return buffer.str();
+}
+
+}  // namespace
+
+std::optional<Peak> ParseGpuJson(const std::string& text, const std::string& path,
+                                 std::string* error) {
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    *error = path + ": not a JSON object\nhint: regenerate it with `kbuild doctor --json`";
+    return std::nullopt;
+  }
+  const nlohmann::json& measured = doc.contains("measured") ? doc["measured"] : doc;
+  auto bw = measured.find("copy_bandwidth_gbps");
+  if (bw == measured.end() || !bw->is_number() || !(bw->get<double>() > 0)) {
+    *error = path + ": no positive number 'copy_bandwidth_gbps'\nhint: measure it with "
+                    "`kbuild doctor` on the GPU machine, or set KBUILD_PEAK_BW_GBPS";
+    return std::nullopt;
+  }
+  Peak peak{bw->get<double>(), 0, path};
+  auto tf = measured.find("peak_tflops");
+  if (tf != measured.end() && tf->is_number()) peak.tflops = tf->get<double>();
+  return peak;
+}
+
+std::optional<Peak> PeakFromEnvironment(const EnvLookup& env, std::string* error) {
+  error->clear();
+  if (auto bw = env("KBUILD_PEAK_BW_GBPS")) {
+    auto value = ParsePositive(*bw);
+    if (!value) {
+      *error = "KBUILD_PEAK_BW_GBPS='" + *bw + "' is not a positive number\nhint: give GB/s, e.g. 4273";
+      return std::nullopt;
+    }
+    Peak peak{*value, 0, "KBUILD_PEAK_BW_GBPS"};
+    if (auto tf = env("KBUILD_PEAK_TFLOPS")) peak.tflops = ParsePositive(*tf).value_or(0);
+    return peak;
+  }
+  auto path = env("KBUILD_GPU_JSON");
+  if (!path) return std::nullopt;
+  bool ok = false;
+  std::string text = ReadFile(*path, &ok);
+  if (!ok) {
+    *error = "KBUILD_GPU_JSON=" + *path + ": cannot read the file\nhint: check the path";
+    return std::nullopt;
+  }
+  return ParseGpuJson(text, *path, error);
+}
+
+PhysicsVerdict CheckPhysics(double gbps, double tflops, const Peak& peak) {
+  auto over = [](double got, double limit) { return limit > 0 && got > limit * kImpossibleSlack; };
+  std::ostringstream message;
+  if (over(gbps, peak.bandwidth_gbps)) {
+    message << "physically impossible: " << gbps << " GB/s is above the measured copy bandwidth "
+            << peak.bandwidth_gbps << " GB/s (" << peak.source
+            << "); the op skips work, runs outside the timed stream, or the byte count is wrong";
+    return {true, message.str()};
+  }
+  if (over(tflops, peak.tflops)) {
+    message << "physically impossible: " << tflops << " TFLOP/s is above the peak " << peak.tflops
+            << " TFLOP/s (" << peak.source << "); check the flop formula and the timing";
+    return {true, message.str()};
+  }
+  return {};
+}
+
+}  // namespace kb::harness

@@ -1,0 +1,137 @@
+#include "kbuild/harness/results.h"
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+namespace kb::harness {
+
+std::string_view FailReasonName(FailReason reason) {
+  switch (reason) {
+    case FailReason::kNone: return "";
+    case FailReason::kMismatch: return "mismatch";
+    case FailReason::kNonFinite: return "nonfinite";
+    case FailReason::kUnwritten: return "unwritten";
+    case FailReason::kInputModified: return "input_modified";
+    case FailReason::kLateWrite: return "late_write";
+    case FailReason::kOutOfBounds: return "out_of_bounds_write";
+    case FailReason::kCudaError: return "cuda_error";
+    case FailReason::kNotRejected: return "not_rejected";
+    case FailReason::kWrongRejection: return "wrong_rejection";
+    case FailReason::kSpecError: return "spec_error";
+  }
+  return "unknown";
+}
+
+nlohmann::json ToJson(const TestRecord& r) {
+  return {
+      {"schema", kTestSchema},
+      {"test", r.test},
+      {"op", r.op},
+      {"case", r.case_name},
+      {"shape", r.shape},
+      {"dtype", r.dtype},
+      {"flags", r.flags},
+      {"verdict", r.passed() ? "pass" : "fail"},
+      {"reason", FailReasonName(r.reason)},
+      {"message", r.message},
+      {"trials", r.trials},
+      {"seed", r.seed},
+      {"max_abs_error", r.max_abs_error},
+      {"rel_l2_error", r.rel_l2_error},
+      {"atol", r.tolerance.atol},
+      {"rtol", r.tolerance.rtol},
+      {"unwritten", r.unwritten},
+      {"first_unwritten", r.first_unwritten},
+  };
+}
+
+namespace {
+
+nlohmann::json ToJson(const Summary& s) {
+  return {{"median", s.median}, {"p10", s.p10}, {"p90", s.p90}, {"min", s.min},
+          {"max", s.max},       {"mean", s.mean}, {"count", s.count}};
+}
+
+}  // namespace
+
+nlohmann::json ToJson(const BenchRecord& r) {
+  nlohmann::json baselines = nlohmann::json::array();
+  for (const BaselineResult& b : r.baselines) {
+    baselines.push_back({{"name", b.name}, {"time_us", ToJson(b.time_us)}, {"speedup", b.speedup}});
+  }
+  return {
+      {"benchmark", r.benchmark},
+      {"op", r.op},
+      {"case", r.case_name},
+      {"shape", r.shape},
+      {"dtype", r.dtype},
+      {"correctness_only", r.correctness_only},
+      {"mode", r.mode},
+      {"warmup", r.warmup},
+      {"iterations", r.iterations},
+      {"bytes", r.bytes},
+      {"flops", r.flops},
+      {"time_us", ToJson(r.time_us)},
+      {"gbps", r.gbps},
+      {"percent_of_peak", r.percent_of_peak},
+      {"tflops", r.tflops},
+      {"host_over_event", r.host_over_event},
+      {"baselines", baselines},
+      {"verdict", r.failed() ? "fail" : "ok"},
+      {"problems", r.problems},
+  };
+}
+
+nlohmann::json BenchDocument(const std::vector<BenchRecord>& records, const Peak& peak,
+                             const std::string& device) {
+  nlohmann::json cases = nlohmann::json::array();
+  std::map<std::string, std::vector<double>> speedups;  // baseline name -> scored speedups
+  int failed = 0;
+  for (const BenchRecord& r : records) {
+    cases.push_back(ToJson(r));
+    failed += r.failed() ? 1 : 0;
+    if (r.correctness_only || r.failed()) continue;
+    for (const BaselineResult& b : r.baselines) speedups[b.name].push_back(b.speedup);
+  }
+  nlohmann::json geomean = nlohmann::json::object();
+  for (const auto& [name, values] : speedups) {
+    geomean[name] = {{"speedup", GeometricMean(values)}, {"cases", values.size()}};
+  }
+  return {
+      {"schema", kBenchSchema},
+      {"device", device},
+      {"peak", {{"copy_bandwidth_gbps", peak.bandwidth_gbps},
+                {"tflops", peak.tflops},
+                {"source", peak.source}}},
+      {"cases", cases},
+      {"geomean_speedup", geomean},
+      {"failed", failed},
+  };
+}
+
+bool AppendJsonLine(const std::string& path, const nlohmann::json& value, std::string* error) {
+  std::ofstream out(path, std::ios::app);
+  out << value.dump() << '\n' << std::flush;
+  if (!out) *error = path + ": cannot append results\nhint: check the directory exists and is writable";
+  return static_cast<bool>(out);
+}
+
+bool WriteJsonFile(const std::string& path, const nlohmann::json& value, std::string* error) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << value.dump(2) << '\n';
+    if (!out) {
+      *error = tmp + ": cannot write results\nhint: check the directory exists and is writable";
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    *error = path + ": cannot replace the results file\nhint: check permissions";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace kb::harness
