@@ -11,11 +11,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A CMake quoted argument: backslash, quote and ${ } must not be interpreted.
+// A CMake quoted argument: backslash, quote and ${...} must stay literal;
+// $<...> generator expressions must stay live, so a lone '$' is not escaped.
 std::string Quote(const std::string& text) {
   std::string out = "\"";
-  for (char c : text) {
-    if (c == '\\' || c == '"' || c == '$') out += '\\';
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\\' || c == '"' || (c == '$' && i + 1 < text.size() && text[i + 1] == '{')) {
+      out += '\\';
+    }
     out += c;
   }
   return out + "\"";

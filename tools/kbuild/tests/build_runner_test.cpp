@@ -1,0 +1,93 @@
+#include "core/build_runner.h"
+
+#include <gtest/gtest.h>
+
+namespace kb {
+namespace {
+
+BuildRequest Request() {
+  BuildRequest r;
+  r.paths = MakeBuildPaths("/p");
+  r.cmake_lists = "project(x)\n";
+  r.registration_h = "#pragma once\n";
+  r.toolchain_key = {{"torch", "2.11.0+cu130"}};
+  r.nvcc = "/cuda/bin/nvcc";
+  r.target = "kbuild_ops";
+  return r;
+}
+
+// Configure writes build.ninja; the build compiles one file and links.
+FakeProcessRunner::Handler Succeeding(MemoryFileSystem& fs) {
+  return [&fs](const std::vector<std::string>& argv, const RunOptions&) {
+    ProcessResult r;
+    r.exit_code = 0;
+    if (argv[1] == "-S") (void)fs.Write("/p/build/cmake/build.ninja", "");
+    if (argv[1] == "--build") {
+      r.output = "[1/2] Building CUDA object a.cu.o\n[2/2] Linking CXX shared library x.so\n";
+    }
+    return r;
+  };
+}
+
+TEST(BuildRunner, ConfiguresOnceThenOnlyBuilds) {
+  MemoryFileSystem fs;
+  FakeProcessRunner runner(Succeeding(fs));
+  auto first = RunBuild(fs, runner, Request());
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_TRUE(first->configured);
+  EXPECT_EQ(first->compiled, 1);
+  EXPECT_TRUE(first->linked);
+  EXPECT_EQ(first->log, "build/logs/build.log");
+  EXPECT_EQ(*fs.Read("/p/build/cmake/include/registration.h"), "#pragma once\n");
+  EXPECT_EQ(runner.calls.size(), 2u);
+
+  auto second = RunBuild(fs, runner, Request());
+  ASSERT_TRUE(second.ok());
+  EXPECT_FALSE(second->configured);
+  ASSERT_EQ(runner.calls.size(), 3u);
+  EXPECT_EQ(runner.calls[2][1], "--build");
+}
+
+TEST(BuildRunner, OtherToolchainWipesBuildCmake) {
+  MemoryFileSystem fs;
+  FakeProcessRunner runner(Succeeding(fs));
+  ASSERT_TRUE(RunBuild(fs, runner, Request()).ok());
+  (void)fs.Write("/p/build/cmake/CMakeFiles/stale.o", "x");
+  BuildRequest other = Request();
+  other.toolchain_key = {{"torch", "2.10.0+cu128"}};
+  auto outcome = RunBuild(fs, runner, other);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_TRUE(outcome->wiped);
+  EXPECT_TRUE(outcome->configured);
+  EXPECT_FALSE(fs.Exists("/p/build/cmake/CMakeFiles/stale.o"));
+}
+
+TEST(BuildRunner, CompileFailureIsExit3WithFirstError) {
+  MemoryFileSystem fs;
+  FakeProcessRunner runner([&fs](const std::vector<std::string>& argv, const RunOptions&) {
+    ProcessResult r;
+    r.exit_code = 0;
+    if (argv[1] == "-S") (void)fs.Write("/p/build/cmake/build.ninja", "");
+    if (argv[1] == "--build") {
+      r.exit_code = 1;
+      r.output = "/p/k.cu(7): error: expected a \";\"\n";
+    }
+    return r;
+  });
+  auto outcome = RunBuild(fs, runner, Request());
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().code, ExitCode::kBuildError);
+  EXPECT_EQ(outcome.error().Located(), "k.cu:7: expected a \";\"");
+  EXPECT_NE(outcome.error().hint.find("build/logs/build.log"), std::string::npos);
+}
+
+TEST(BuildRunner, CountsNinjaSteps) {
+  int compiled = 0;
+  bool linked = false;
+  CountBuildSteps("ninja: no work to do.\n", &compiled, &linked);
+  EXPECT_EQ(compiled, 0);
+  EXPECT_FALSE(linked);
+}
+
+}  // namespace
+}  // namespace kb

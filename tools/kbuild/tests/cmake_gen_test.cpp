@@ -1,0 +1,153 @@
+#include "core/cmake_gen.h"
+
+#include <gtest/gtest.h>
+
+namespace kb {
+namespace {
+
+TorchEnv FakeTorch() {
+  TorchEnv t;
+  t.version = "2.11.0+cu130";
+  t.cuda = "13.0";
+  t.torch_dir = "/venv/torch";
+  t.found_by = "python";
+  return t;
+}
+
+ProjectConfig FakeConfig() {
+  ProjectConfig c;
+  c.root = "/p";
+  c.name = "my-op";
+  KernelConfig k;
+  k.name = "my_op";
+  k.backend = "cuda";
+  k.src = {"my_op_cuda/my_op.cu", "my_op_cuda/my_op.cuh"};
+  k.include = {"include"};
+  k.cuda_capabilities = {"9.0"};
+  c.kernels.push_back(k);
+  TorchConfig t;
+  t.src = {"torch-ext/torch_binding.cpp", "torch-ext/torch_binding.h"};
+  c.torch = t;
+  return c;
+}
+
+std::string Render(const ProjectConfig& config, const GenerateOptions& options,
+                   const FileSystem& fs = MemoryFileSystem()) {
+  auto plan = PlanFromConfig(config, fs, FakeTorch(), "_my_op_cuda_0123abcd", "/p/build/cmake/include",
+                             options);
+  EXPECT_TRUE(plan.ok());
+  auto text = RenderCMakeLists(*plan);
+  EXPECT_TRUE(text.ok());
+  return *text;
+}
+
+// The text between "add_library(<target>" and the next blank line.
+std::string Section(const std::string& text, const std::string& start) {
+  const size_t a = text.find(start);
+  if (a == std::string::npos) return {};
+  return text.substr(a, text.find("\n\n", a) - a);
+}
+
+TEST(CMakeGen, KernelObjectsCompileForSm90aWithoutTorchHeaders) {
+  const std::string text = Render(FakeConfig(), {});
+  const std::string kernel = Section(text, "add_library(kbuild_kernel_my_op OBJECT");
+  ASSERT_FALSE(kernel.empty()) << text;
+  EXPECT_NE(kernel.find("\"/p/my_op_cuda/my_op.cu\""), std::string::npos);
+  EXPECT_EQ(kernel.find("my_op.cuh"), std::string::npos) << "headers are not compiled";
+  EXPECT_NE(kernel.find("-gencode=arch=compute_90a,code=sm_90a"), std::string::npos);
+  EXPECT_NE(kernel.find("$<$<COMPILE_LANGUAGE:CUDA>:-O3>"), std::string::npos);
+  EXPECT_NE(kernel.find("-lineinfo"), std::string::npos);
+  EXPECT_NE(kernel.find("--expt-relaxed-constexpr"), std::string::npos);
+  EXPECT_EQ(kernel.find("--use_fast_math"), std::string::npos);
+  EXPECT_EQ(kernel.find("/venv/torch"), std::string::npos) << "no torch include dirs on .cu";
+  EXPECT_EQ(kernel.find("kbuild_torch"), std::string::npos);
+  EXPECT_NE(kernel.find("\"/p/include\""), std::string::npos);
+}
+
+TEST(CMakeGen, BindingGetsTorchAndLinksIntoNamespacedLibrary) {
+  const std::string text = Render(FakeConfig(), {});
+  EXPECT_NE(text.find("project(my_op LANGUAGES CXX CUDA)"), std::string::npos);
+  EXPECT_EQ(text.find("find_package(Torch"), std::string::npos);
+  EXPECT_NE(text.find("\"/venv/torch/include\"\n  \"/venv/torch/include/torch/csrc/api/include\""),
+            std::string::npos);
+  EXPECT_NE(text.find("_GLIBCXX_USE_CXX11_ABI=1"), std::string::npos);
+  EXPECT_NE(text.find("\"/venv/torch/lib/libtorch_cuda.so\""), std::string::npos);
+  EXPECT_NE(text.find("CUDA::cudart"), std::string::npos);
+  const std::string ops = Section(text, "add_library(kbuild_ops SHARED");
+  EXPECT_NE(ops.find("\"/p/torch-ext/torch_binding.cpp\"\n  $<TARGET_OBJECTS:kbuild_kernel_my_op>)"),
+            std::string::npos)
+      << ops;
+  EXPECT_EQ(ops.find("torch_binding.h"), std::string::npos);
+  EXPECT_NE(ops.find("OUTPUT_NAME \"_my_op_cuda_0123abcd\""), std::string::npos);
+  EXPECT_NE(ops.find("BUILD_RPATH \"/venv/torch/lib\""), std::string::npos);
+  EXPECT_NE(ops.find("\"/p/build/cmake/include\""), std::string::npos);
+  EXPECT_NE(ops.find("TORCH_EXTENSION_NAME=_my_op_cuda_0123abcd"), std::string::npos);
+  EXPECT_NE(ops.find("-fPIC -O2"), std::string::npos);
+  EXPECT_NE(ops.find("target_link_libraries(kbuild_ops PRIVATE kbuild_torch)"), std::string::npos);
+}
+
+TEST(CMakeGen, FastMathOnlyWhenTheKernelAsks) {
+  ProjectConfig c = FakeConfig();
+  c.kernels[0].cuda_flags = {"--use_fast_math"};
+  EXPECT_NE(Render(c, {}).find("$<$<COMPILE_LANGUAGE:CUDA>:--use_fast_math>"), std::string::npos);
+}
+
+TEST(CMakeGen, ArchOverrideAndDebugAndCcache) {
+  GenerateOptions o;
+  o.arch_override = {"8.0", "9.0"};
+  o.debug = true;
+  o.ccache = "/usr/bin/ccache";
+  const std::string text = Render(FakeConfig(), o);
+  EXPECT_NE(text.find("-gencode=arch=compute_80,code=sm_80"), std::string::npos);
+  EXPECT_NE(text.find("-gencode=arch=compute_90a,code=sm_90a"), std::string::npos);
+  EXPECT_NE(text.find("$<$<COMPILE_LANGUAGE:CUDA>:-G>"), std::string::npos);
+  EXPECT_EQ(text.find("-lineinfo"), std::string::npos);
+  EXPECT_NE(text.find("-fPIC -O0 -g"), std::string::npos);
+  EXPECT_NE(text.find("set(CMAKE_CUDA_COMPILER_LAUNCHER \"/usr/bin/ccache\")"), std::string::npos);
+  EXPECT_NE(text.find("set(CMAKE_CXX_COMPILER_LAUNCHER \"/usr/bin/ccache\")"), std::string::npos);
+}
+
+TEST(CMakeGen, InvalidCapabilityNamesTheKernel) {
+  ProjectConfig c = FakeConfig();
+  c.kernels[0].cuda_capabilities = {"nine"};
+  auto plan = PlanFromConfig(c, MemoryFileSystem(), FakeTorch(), "_n_cuda_00000000", "/inc", {});
+  ASSERT_TRUE(plan.ok());
+  auto text = RenderCMakeLists(*plan);
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.error().message, "invalid CUDA capability 'nine' in [kernel.my_op]");
+}
+
+TEST(CMakeGen, MissingBindingIsAConfigError) {
+  ProjectConfig c = FakeConfig();
+  c.torch.reset();
+  auto plan = PlanFromConfig(c, MemoryFileSystem(), FakeTorch(), "_n_cuda_00000000", "/inc", {});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().code, ExitCode::kUsage);
+  EXPECT_EQ(plan.error().Located(),
+            "build.toml: no binding source to build ([torch] src lists no .cpp file)");
+}
+
+TEST(CMakeGen, TestAndBenchmarkTargetsOnlyWithHarnessAndSources) {
+  MemoryFileSystem fs;
+  GenerateOptions o;
+  o.harness_cmake = "/kb/tools/harness/harness.cmake";
+  EXPECT_EQ(Render(FakeConfig(), o, fs).find("kbuild_tests"), std::string::npos);
+
+  (void)fs.Write("/p/tests/test_my_op.cpp", "");
+  EXPECT_EQ(Render(FakeConfig(), o, fs).find("kbuild_tests"), std::string::npos)
+      << "no harness.cmake yet";
+
+  (void)fs.Write("/kb/tools/harness/harness.cmake", "");
+  (void)fs.Write("/p/benchmarks/bench_my_op.cpp", "");
+  const std::string text = Render(FakeConfig(), o, fs);
+  EXPECT_NE(text.find("include(\"/kb/tools/harness/harness.cmake\")"), std::string::npos);
+  EXPECT_NE(text.find("add_executable(kbuild_tests\n  \"/p/tests/test_my_op.cpp\")"),
+            std::string::npos);
+  EXPECT_NE(text.find("GTest::gtest GTest::gtest_main kbuild_harness kbuild_torch kbuild_ops"),
+            std::string::npos);
+  EXPECT_NE(text.find("benchmark::benchmark kbuild_harness kbuild_torch kbuild_ops"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace kb

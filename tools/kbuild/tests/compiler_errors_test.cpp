@@ -1,0 +1,98 @@
+#include "core/compiler_errors.h"
+
+#include <gtest/gtest.h>
+
+namespace kb {
+namespace {
+
+// Captured from nvcc 13.0 (ninja prefixes lines with its own status).
+constexpr const char* kNvccOutput =
+    "[1/3] Building CUDA object CMakeFiles/kbuild_kernel_scale.dir/scale.cu.o\n"
+    "FAILED: CMakeFiles/kbuild_kernel_scale.dir/scale.cu.o\n"
+    "/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -c /p/scale_cuda/scale.cu\n"
+    "/p/scale_cuda/scale.cu(3): error: identifier \"undefined_thing\" is undefined\n"
+    "      x[0] = undefined_thing + 1;\n"
+    "             ^\n"
+    "\n"
+    "/p/scale_cuda/scale.cu(4): error: expected a \";\"\n"
+    "2 errors detected in the compilation of \"/p/scale_cuda/scale.cu\".\n";
+
+// Captured from g++ 12.
+constexpr const char* kGccOutput =
+    "/p/torch-ext/torch_binding.cpp: In function 'int f()':\n"
+    "/p/torch-ext/torch_binding.cpp:2:10: error: 'missing_var' was not declared in this scope\n"
+    "    2 |   return missing_var;\n"
+    "      |          ^~~~~~~~~~~\n";
+
+// Captured from GNU ld.
+constexpr const char* kLdOutput =
+    "[3/3] Linking CXX shared library _scale_cuda_1.so\n"
+    "/usr/bin/ld: CMakeFiles/kbuild_ops.dir/torch_binding.cpp.o: in function `scale(at::Tensor const&)':\n"
+    "torch_binding.cpp:(.text+0x5): undefined reference to `LaunchScale(float const*, long)'\n"
+    "collect2: error: ld returned 1 exit status\n";
+
+TEST(CompilerErrors, NvccFirstErrorWithEchoedCaret) {
+  auto d = FirstCompilerError(kNvccOutput);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->file, "/p/scale_cuda/scale.cu");
+  EXPECT_EQ(d->line, 3);
+  EXPECT_EQ(d->column, 12);
+  EXPECT_EQ(d->message, "identifier \"undefined_thing\" is undefined");
+  EXPECT_EQ(d->source_line, "    x[0] = undefined_thing + 1;");
+}
+
+TEST(CompilerErrors, GccFileLineColumn) {
+  auto d = FirstCompilerError(kGccOutput);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->file, "/p/torch-ext/torch_binding.cpp");
+  EXPECT_EQ(d->line, 2);
+  EXPECT_EQ(d->column, 10);
+  EXPECT_EQ(d->message, "'missing_var' was not declared in this scope");
+  EXPECT_EQ(d->source_line, "  return missing_var;");
+}
+
+TEST(CompilerErrors, LinkerUndefinedReference) {
+  auto d = FirstCompilerError(kLdOutput);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->kind, CompilerDiagnostic::Kind::kLink);
+  EXPECT_EQ(d->message, "undefined reference to `LaunchScale(float const*, long)'");
+}
+
+TEST(CompilerErrors, ToolErrorsAndCleanOutput) {
+  auto d = FirstCompilerError("nvcc fatal   : Unsupported gpu architecture 'compute_99'\n");
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->message, "nvcc: Unsupported gpu architecture 'compute_99'");
+  EXPECT_FALSE(FirstCompilerError("[1/1] Linking CXX shared library x.so\n").has_value());
+}
+
+TEST(CompilerErrors, BuildErrorIsRelativeWithExcerptAndLogHint) {
+  MemoryFileSystem fs;
+  (void)fs.Write("/p/scale_cuda/scale.cu", "#include <cuda_runtime.h>\n__global__ void k(float* x) {\n"
+                                           "    x[0] = undefined_thing + 1;\n}\n");
+  const Error e = BuildError(*FirstCompilerError(kNvccOutput), fs, "/p", "build/logs/build.log");
+  EXPECT_EQ(e.code, ExitCode::kBuildError);
+  EXPECT_EQ(e.Located(), "scale_cuda/scale.cu:3:12: identifier \"undefined_thing\" is undefined");
+  EXPECT_EQ(e.detail,
+            "    3 |     x[0] = undefined_thing + 1;\n"
+            "      |            ^\n");
+  EXPECT_EQ(e.hint,
+            "fix this first error and run kbuild build again (later errors often follow from it); "
+            "full compiler output: build/logs/build.log");
+}
+
+TEST(CompilerErrors, TorchHeaderInKernelSourceGetsItsOwnHint) {
+  const std::string out =
+      "/p/k.cu:1:10: fatal error: torch/extension.h: No such file or directory\n";
+  const Error e = BuildError(*FirstCompilerError(out), MemoryFileSystem(), "/p", "build/logs/build.log");
+  EXPECT_EQ(e.Located(), "k.cu:1:10: torch/extension.h: No such file or directory");
+  EXPECT_EQ(e.hint.rfind("kernel sources are compiled without torch headers", 0), 0u);
+}
+
+TEST(CompilerErrors, LinkErrorHintNamesBuildToml) {
+  const Error e = BuildError(*FirstCompilerError(kLdOutput), MemoryFileSystem(), "/p", "log");
+  EXPECT_EQ(e.Located(), "undefined reference to `LaunchScale(float const*, long)'");
+  EXPECT_NE(e.hint.find("[kernel.*] src in build.toml"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kb
