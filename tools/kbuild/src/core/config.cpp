@@ -59,21 +59,6 @@ bool HasKind(const toml::node& node, ValueKind kind) {
   return false;
 }
 
-std::string TypeHint(std::string_view key, ValueKind kind) {
-  const std::string k(key);
-  switch (kind) {
-    case ValueKind::kString:
-      return "write it in quotes, e.g. " + k + " = \"...\"";
-    case ValueKind::kInteger:
-      return "write a whole number without quotes, e.g. " + k + " = 1";
-    case ValueKind::kStringArray:
-      return "write a list of quoted strings, e.g. " + k + " = [\"...\"]";
-    case ValueKind::kTable:
-      return "write it as a [" + k + "] section";
-  }
-  return {};
-}
-
 void SortByPosition(std::vector<Error>& errors) {
   std::stable_sort(errors.begin(), errors.end(), [](const Error& a, const Error& b) {
     return std::pair(a.line, a.column) < std::pair(b.line, b.column);
@@ -135,7 +120,7 @@ class ConfigParser {
         Fail(Where(node.source()),
              "'" + std::string(key.str()) + "' must be " + std::string(ValueKindName(spec->kind)) +
                  ", found " + std::string(TypeName(node)),
-             TypeHint(key.str(), spec->kind));
+             ValueKindHint(key.str(), spec->kind));
       }
     }
     for (const auto& spec : keys) {

@@ -48,6 +48,21 @@ std::string_view ValueKindName(ValueKind kind) {
   return "a value";
 }
 
+std::string ValueKindHint(std::string_view key, ValueKind kind) {
+  const std::string k(key);
+  switch (kind) {
+    case kString:
+      return "write it in quotes, e.g. " + k + " = \"...\"";
+    case kInteger:
+      return "write a whole number without quotes, e.g. " + k + " = 1";
+    case kStringArray:
+      return "write a list of quoted strings, e.g. " + k + " = [\"...\"]";
+    case kTable:
+      return "write it as a [" + k + "] section";
+  }
+  return {};
+}
+
 const std::vector<KeySpec>& RootKeys() {
   static const std::vector<KeySpec> keys = {
       {"general", kTable, true, R"([general] with name = "my-kernel" and backends = ["cuda"])"},

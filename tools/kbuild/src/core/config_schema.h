@@ -12,8 +12,10 @@ namespace kb {
 
 enum class ValueKind { kString, kInteger, kStringArray, kTable };
 
-// "string", "integer", "array of strings", "table".
+// "a string", "an integer", "an array of strings", "a table".
 std::string_view ValueKindName(ValueKind kind);
+// How to write a value of `kind` for `key`, for "wrong type" hints.
+std::string ValueKindHint(std::string_view key, ValueKind kind);
 
 struct KeySpec {
   std::string_view key;

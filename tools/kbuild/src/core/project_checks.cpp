@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/suggest.h"
 #include "core/toml_location.h"
@@ -270,12 +272,19 @@ CheckFindings CheckCudaCapabilities(const FileSystem& fs, const ProjectConfig& c
         "run 'nvcc --list-gpu-arch' by hand to see why"));
     return findings;
   }
+  // Listed in numeric order (nvcc prints 11.0 before 10.3).
   std::set<std::string> supported;
-  std::string supported_list;
+  std::vector<std::pair<int, std::string>> ordered;
   for (const auto& arch : nvcc_archs) {
-    if (supported.insert(CapabilityNumber(arch)).second) {
-      supported_list += (supported_list.empty() ? "" : ", ") + ArchToCapability(arch);
+    const std::string number = CapabilityNumber(arch);
+    if (!number.empty() && supported.insert(number).second) {
+      ordered.emplace_back(std::stoi(number), ArchToCapability(arch));
     }
+  }
+  std::sort(ordered.begin(), ordered.end());
+  std::string supported_list;
+  for (const auto& [number, capability] : ordered) {
+    supported_list += (supported_list.empty() ? "" : ", ") + capability;
   }
   for (const auto& kernel : config.kernels) {
     if (kernel.backend != "cuda") continue;
