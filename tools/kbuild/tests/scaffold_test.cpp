@@ -195,6 +195,38 @@ TEST_F(ScaffoldTest, BrokenTemplateTomlReportsTheSpot) {
   EXPECT_EQ(ListTemplates(fs, "/home").error().message, "missing string key 'description'");
 }
 
+// A file system whose listing resolves symlinks out of the folder, as
+// std::filesystem::relative does.
+class EscapingListing final : public FileSystem {
+ public:
+  explicit EscapingListing(MemoryFileSystem& inner) : inner_(inner) {}
+  bool Exists(const fs::path& p) const override { return inner_.Exists(p); }
+  bool IsDirectory(const fs::path& p) const override { return inner_.IsDirectory(p); }
+  Expected<std::string> Read(const fs::path& p) const override { return inner_.Read(p); }
+  Status Write(const fs::path& p, const std::string& c) override { return inner_.Write(p, c); }
+  Status MakeDirectories(const fs::path& p) override { return inner_.MakeDirectories(p); }
+  Status Remove(const fs::path& p) override { return inner_.Remove(p); }
+  std::vector<fs::path> ListFilesRecursive(const fs::path& dir) const override {
+    std::vector<fs::path> out = inner_.ListFilesRecursive(dir);
+    if (dir.filename() == "demo") out.emplace_back("../other/shared.h");
+    return out;
+  }
+
+ private:
+  MemoryFileSystem& inner_;
+};
+
+TEST_F(ScaffoldTest, FilesListedOutsideTheTemplateAreRefused) {
+  Put("/home/templates/other/shared.h", "// shared\n");
+  EscapingListing escaping(fs);
+  Expected<ScaffoldPlan> plan = PlanScaffold(escaping, Request());
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().code, ExitCode::kInternal);
+  EXPECT_EQ(plan.error().Located(),
+            "/home/templates/demo: template file listed outside the template folder: "
+            "../other/shared.h");
+}
+
 // The shipped templates render completely: no placeholder survives anywhere.
 TEST(ShippedTemplates, EveryTemplateRendersCleanly) {
   RealFileSystem real;

@@ -65,6 +65,19 @@ Status TemplateMustNotShipBuildToml(const ScaffoldRequest& request) {
   return e;
 }
 
+// A listed path must stay inside the template folder, so the rendered one stays
+// inside the project folder.
+Status MustStayInside(const std::filesystem::path& relative, const TemplateInfo& source) {
+  if (!relative.is_absolute() && !relative.empty() && *relative.begin() != "..") return {};
+  Error e =
+      MakeError(ExitCode::kInternal,
+                "template file listed outside the template folder: " + relative.generic_string(),
+                "file listing must give paths relative to the template folder without "
+                "resolving symlinks; this is a bug in kbuild");
+  e.path = source.dir.string();
+  return e;
+}
+
 }  // namespace
 
 Status ValidateProjectName(const std::string& name) {
@@ -91,6 +104,7 @@ Expected<ScaffoldPlan> PlanScaffold(const FileSystem& fs, const ScaffoldRequest&
     if (relative == kTemplateTomlFile || relative == kKernelsTomlFile || IsGenerated(relative))
       continue;
     if (relative == "build.toml") return TemplateMustNotShipBuildToml(request).error();
+    if (Status s = MustStayInside(relative, request.source); !s) return s.error();
     Expected<std::filesystem::path> target = RenderPath(relative, vars);
     if (!target) return target.error();
     Expected<std::string> content = RenderFile(fs, request.source.dir / relative, vars);
