@@ -9,12 +9,10 @@
 #include "rms_row.cuh"
 
 namespace kernels_common {
-// Unnamed: internal linkage, so two kernel libraries loaded in one process
+// static: internal linkage, so two kernel libraries loaded in one process
 // never resolve each other's kernel stubs (this header is for .cu files).
-namespace {
-
 template <typename T, typename W, int V, int kVecs, int kGroup>
-__global__ void __launch_bounds__(kMaxBlockThreads)
+static __global__ void __launch_bounds__(kMaxBlockThreads)
     RmsNormRegisterKernel(T* __restrict__ y, const T* __restrict__ x,
                           const W* __restrict__ w, int64_t rows, int nv,
                           int64_t x_stride, int64_t y_stride, float inv_hidden,
@@ -35,5 +33,4 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
                   s, limit);
 }
 
-}  // namespace
 }  // namespace kernels_common

@@ -1,0 +1,69 @@
+"""CPU tests of the peer benchmark's pure parts (run: pytest tools/peer_bench)."""
+
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import correctness  # noqa: E402
+import measure  # noqa: E402
+import shapes  # noqa: E402
+import variant_loader  # noqa: E402
+
+
+def test_norm_bytes_counts_both_directions_and_weight():
+    assert shapes.norm_bytes(8192, 4096, 2, 2) == 2 * 8192 * 4096 * 2 + 4096 * 2
+    assert shapes.norm_bytes(128, 4096, 2, 4, tensors_moved=4) == 4 * 128 * 4096 * 2 + 4096 * 4
+
+
+def test_shape_sets_match_the_brief():
+    assert [s[2] for s in shapes.QWEN3] == [1, 128, 512, 1024, 2048, 4096, 8192, 32768]
+    assert [(s[2], s[3]) for s in shapes.LTX] == [
+        (1024, 2048), (2048, 2048), (4096, 2048), (4096, 2048), (8192, 2048),
+        (8192, 3072), (16384, 3072)]
+    assert shapes.LARGE[0][2:] == (32768, 8192)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "misaligned", "strided", "3d"])
+def test_make_input_layouts(layout):
+    g = torch.Generator().manual_seed(0)
+    x = correctness.make_input(3, 10, torch.bfloat16, layout, g, device="cpu")
+    assert x.shape[0] == 3 and x.shape[-1] == 10 and x.stride(-1) == 1
+    if layout == "misaligned":
+        assert x.storage_offset() == 1
+    if layout == "strided":
+        assert x.stride(0) == 18
+
+
+def test_reference_matches_composite_and_compare_rejects_nan():
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(4, 64, generator=g)
+    w = torch.randn(64, generator=g)
+    ref = correctness.rms_norm_ref(x, w, 1e-6)
+    composite = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+    assert torch.allclose(ref.float(), composite, atol=1e-5)
+    assert correctness.compare("ok", composite, ref, torch.float32)["ok"]
+    bad = composite.clone()
+    bad[0, 0] = float("nan")
+    assert not correctness.compare("nan", bad, ref, torch.float32)["ok"]
+
+
+def test_geomean_ignores_missing():
+    assert measure.geomean([1.0, 4.0, None]) == pytest.approx(2.0)
+    assert measure.geomean([None]) is None
+
+
+def test_variant_dir_lookup(tmp_path):
+    major, minor = torch.__version__.split(".")[:2]
+    variant = tmp_path / "build" / f"torch{major}{minor}-cxx11-cu130-x86_64-linux"
+    variant.mkdir(parents=True)
+    (variant / "__init__.py").write_text("VALUE = 3\n")
+    (variant / "_ops.py").write_text("")
+    for p in (tmp_path, tmp_path / "build", variant):
+        assert variant_loader.find_variant_dir(str(p)) == variant
+    assert variant_loader.load_variant(str(tmp_path)).VALUE == 3
+    with pytest.raises(FileNotFoundError, match="kbuild build"):
+        variant_loader.find_variant_dir(str(tmp_path / "missing"))
