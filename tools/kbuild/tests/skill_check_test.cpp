@@ -85,7 +85,8 @@ TEST(SkillLinks, ResolveInsideThePackAsInstalled) {
 
 TEST(SkillCommandLines, FoundInShellBlocksAndInlineCode) {
   auto doc = ParseMarkdown(
-      "Run `kbuild doctor --json`, not `make`; `kbuild` and `kbuild <cmd> --help` are no commands.\n"
+      "Run `kbuild doctor --json`, not `make`; `kbuild` and `kbuild <cmd> "
+      "--help` are no commands.\n"
       "```bash\n"
       "# a comment\n"
       "$ kbuild init my-norm --template rmsnorm && cd my-norm\n"

@@ -223,15 +223,17 @@ void AddSkillCommand(CLI::App& app, const GlobalOptions& global,
       "this project (-C DIR), or of your home with --global. Works offline. "
       "Refuses to "
       "overwrite files you edited since the last install unless --force.");
-  install->add_flag("--claude", install_flags->claude,
-                    "Install into .claude/skills/cuda-kernels (Claude Code, "
-                    "Cursor); the default");
-  install->add_flag("--codex", install_flags->codex,
-                    "Install into .codex/skills/cuda-kernels");
-  install->add_flag("--opencode", install_flags->opencode,
-                    "Install into .opencode/skills/cuda-kernels "
-                    "(~/.config/opencode/skills with "
-                    "--global)");
+  auto* claude = install->add_flag(
+      "--claude", install_flags->claude,
+      "Install into .claude/skills/cuda-kernels (Claude Code, "
+      "Cursor); the default");
+  auto* codex = install->add_flag("--codex", install_flags->codex,
+                                  "Install into .codex/skills/cuda-kernels");
+  auto* opencode =
+      install->add_flag("--opencode", install_flags->opencode,
+                        "Install into .opencode/skills/cuda-kernels "
+                        "(~/.config/opencode/skills with "
+                        "--global)");
   auto* global_flag =
       install->add_flag("--global", install_flags->global,
                         "Install under your home (~/.claude/skills, "
@@ -240,7 +242,9 @@ void AddSkillCommand(CLI::App& app, const GlobalOptions& global,
       "--dest", install_flags->dest,
       "Install into PATH/cuda-kernels instead of an agent's folder");
   dest->type_name("PATH");
-  dest->excludes(global_flag);
+  // --dest names the folder itself, so no agent or --global applies with it.
+  for (auto* other : {global_flag, claude, codex, opencode})
+    dest->excludes(other);
   install->add_flag("--force", install_flags->force,
                     "Overwrite files edited since the last install");
   AddJsonFlag(*install, install_flags->json);

@@ -205,7 +205,8 @@ std::vector<KbuildCommandLine> FindKbuildCommandLines(
   std::vector<KbuildCommandLine> found;
   auto add = [&found](const std::string& command, int line, int column) {
     auto args = KbuildArgs(command);
-    // `kbuild` alone names the tool; `kbuild <command> ...` is a pattern, not a command.
+    // `kbuild` alone names the tool; `kbuild <command> ...` is a pattern, not a
+    // command.
     if (args && !args->empty() && !(*args)[0].starts_with("<")) {
       std::string text = command;
       text.erase(0, text.find_first_not_of(' '));
