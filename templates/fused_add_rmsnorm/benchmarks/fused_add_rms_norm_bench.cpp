@@ -1,0 +1,45 @@
+// fused_add_rms_norm timing on Qwen3-8B decoder shapes (bf16) against the
+// unfused add + at::rms_norm. Bytes = x and residual read, both written,
+// + weight. measured: (pending) - H200 numbers go in docs/rmsnorm.md.
+#include <ATen/ATen.h>
+
+#include "kbuild/harness/benchmark.h"
+
+namespace {
+
+using kb::harness::Args;
+
+kb::harness::BenchSpec FusedBench() {
+  kb::harness::BenchSpec spec;
+  spec.name = "fused_add_rms_norm";
+  spec.op = kb::harness::ProjectOp("fused_add_rms_norm");
+  spec.cases = kb::harness::MakeCases({{128, 4096}, {2048, 4096}, {8192, 4096}},
+                                      {at::kBFloat16});
+  spec.make_args = [](kb::harness::ArgFactory& f) {
+    const auto& s = f.test_case().shape;
+    return Args{f.InPlace(s), f.InPlace(s), f.Param({s[1]}), 1e-6};
+  };
+  spec.bytes = [](const kb::harness::Case& c) {
+    return 4.0 * 2.0 * static_cast<double>(c.shape[0] * c.shape[1]) +
+           2.0 * static_cast<double>(c.shape[1]);
+  };
+  spec.baselines = {
+      {"add_ + at::rms_norm",
+       [](const Args& a) {
+         at::Tensor residual = a[1].toTensor();
+         residual.add_(a[0].toTensor());
+         at::rms_norm(residual, {residual.size(-1)}, a[2].toTensor(),
+                      a[3].toDouble());
+       }},
+  };
+  return spec;
+}
+
+const bool registered = [] {
+  kb::harness::RegisterBenchmark(FusedBench());
+  return true;
+}();
+
+}  // namespace
+
+KB_BENCHMARK_MAIN();

@@ -1,0 +1,63 @@
+// rms_norm through the dispatcher against a float64 reference: odd and large
+// hidden sizes, misaligned views, bf16/fp16/fp32, weight of x's dtype, fp32 or
+// none, and a rejected stride-2 last dimension.
+#include <ATen/ATen.h>
+
+#include "kbuild/harness/op_test.h"
+
+namespace {
+
+using kb::harness::ArgFactory;
+using kb::harness::Args;
+using kb::harness::OpSpec;
+
+std::vector<std::vector<int64_t>> Shapes() {
+  return {{1, 64},   {7, 2047},  {129, 4096}, {3, 5120},
+          {5, 7168}, {2, 65536}, {33, 100},   {1, 40000}};
+}
+
+std::vector<at::Tensor> Reference(const at::Tensor& x, const c10::IValue& w,
+                                  double eps) {
+  at::Tensor y = x * at::rsqrt(x.pow(2).mean(-1, true) + eps);
+  if (!w.isNone()) y = y * w.toTensor();
+  return {y};
+}
+
+// weight: "same" (x's dtype), "fp32" or "none".
+OpSpec RmsNormSpec(const std::string& weight) {
+  OpSpec spec;
+  spec.test = "rms_norm weight=" + weight;
+  spec.op = kb::harness::ProjectOp("rms_norm");
+  spec.cases =
+      kb::harness::MakeCases(Shapes(), {at::kBFloat16, at::kHalf, at::kFloat});
+  for (auto& c : kb::harness::MakeCases({{7, 2047}, {65, 4096}},
+                                        {at::kBFloat16, at::kFloat},
+                                        {.offset_view = true})) {
+    spec.cases.push_back(c);
+  }
+  spec.make_args = [weight](ArgFactory& f) {
+    const auto& s = f.test_case().shape;
+    c10::IValue w;  // None
+    if (weight == "same") w = f.Param({s[1]});
+    if (weight == "fp32") w = f.Param({s[1]}, at::kFloat);
+    return Args{f.Input(s), w, 1e-6};
+  };
+  spec.reference = [](const Args& a) {
+    return Reference(a[0].toTensor(), a[1], a[2].toDouble());
+  };
+  return spec;
+}
+
+KB_OP_TEST(RmsNorm, WeightOfInputDtype, RmsNormSpec("same"));
+KB_OP_TEST(RmsNorm, Fp32Weight, RmsNormSpec("fp32"));
+KB_OP_TEST(RmsNorm, NoWeight, RmsNormSpec("none"));
+
+TEST(RmsNorm, RejectsStridedLastDimension) {
+  OpSpec spec = RmsNormSpec("same");
+  spec.cases = kb::harness::MakeCases(
+      {{4, 64}}, {at::kBFloat16},
+      {.non_contiguous = true, .expects_rejection = true});
+  kb::harness::ExpectOpPasses(spec);
+}
+
+}  // namespace
