@@ -33,8 +33,8 @@ ProjectConfig FakeConfig() {
 
 std::string Render(const ProjectConfig& config, const GenerateOptions& options,
                    const FileSystem& fs = MemoryFileSystem()) {
-  auto plan = PlanFromConfig(config, fs, FakeTorch(), "_my_op_cuda_0123abcd", "/p/build/cmake/include",
-                             options);
+  auto plan = PlanFromConfig(config, fs, FakeTorch(), "_my_op_cuda_0123abcd",
+                             "/p/build/cmake/include", options);
   EXPECT_TRUE(plan.ok());
   auto text = RenderCMakeLists(*plan);
   EXPECT_TRUE(text.ok());
@@ -74,8 +74,9 @@ TEST(CMakeGen, BindingGetsTorchAndLinksIntoNamespacedLibrary) {
   EXPECT_NE(text.find("\"/venv/torch/lib/libtorch_cuda.so\""), std::string::npos);
   EXPECT_NE(text.find("CUDA::cudart"), std::string::npos);
   const std::string ops = Section(text, "add_library(kbuild_ops SHARED");
-  EXPECT_NE(ops.find("\"/p/torch-ext/torch_binding.cpp\"\n  $<TARGET_OBJECTS:kbuild_kernel_my_op>)"),
-            std::string::npos)
+  EXPECT_NE(
+      ops.find("\"/p/torch-ext/torch_binding.cpp\"\n  $<TARGET_OBJECTS:kbuild_kernel_my_op>)"),
+      std::string::npos)
       << ops;
   EXPECT_EQ(ops.find("torch_binding.h"), std::string::npos);
   EXPECT_NE(ops.find("OUTPUT_NAME \"_my_op_cuda_0123abcd\""), std::string::npos);

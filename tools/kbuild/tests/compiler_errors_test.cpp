@@ -27,7 +27,8 @@ constexpr const char* kGccOutput =
 // Captured from GNU ld.
 constexpr const char* kLdOutput =
     "[3/3] Linking CXX shared library _scale_cuda_1.so\n"
-    "/usr/bin/ld: CMakeFiles/kbuild_ops.dir/torch_binding.cpp.o: in function `scale(at::Tensor const&)':\n"
+    "/usr/bin/ld: CMakeFiles/kbuild_ops.dir/torch_binding.cpp.o: in function `scale(at::Tensor "
+    "const&)':\n"
     "torch_binding.cpp:(.text+0x5): undefined reference to `LaunchScale(float const*, long)'\n"
     "collect2: error: ld returned 1 exit status\n";
 
@@ -67,8 +68,9 @@ TEST(CompilerErrors, ToolErrorsAndCleanOutput) {
 
 TEST(CompilerErrors, BuildErrorIsRelativeWithExcerptAndLogHint) {
   MemoryFileSystem fs;
-  (void)fs.Write("/p/scale_cuda/scale.cu", "#include <cuda_runtime.h>\n__global__ void k(float* x) {\n"
-                                           "    x[0] = undefined_thing + 1;\n}\n");
+  (void)fs.Write("/p/scale_cuda/scale.cu",
+                 "#include <cuda_runtime.h>\n__global__ void k(float* x) {\n"
+                 "    x[0] = undefined_thing + 1;\n}\n");
   const Error e = BuildError(*FirstCompilerError(kNvccOutput), fs, "/p", "build/logs/build.log");
   EXPECT_EQ(e.code, ExitCode::kBuildError);
   EXPECT_EQ(e.Located(), "scale_cuda/scale.cu:3:12: identifier \"undefined_thing\" is undefined");
@@ -83,7 +85,8 @@ TEST(CompilerErrors, BuildErrorIsRelativeWithExcerptAndLogHint) {
 TEST(CompilerErrors, TorchHeaderInKernelSourceGetsItsOwnHint) {
   const std::string out =
       "/p/k.cu:1:10: fatal error: torch/extension.h: No such file or directory\n";
-  const Error e = BuildError(*FirstCompilerError(out), MemoryFileSystem(), "/p", "build/logs/build.log");
+  const Error e =
+      BuildError(*FirstCompilerError(out), MemoryFileSystem(), "/p", "build/logs/build.log");
   EXPECT_EQ(e.Located(), "k.cu:1:10: torch/extension.h: No such file or directory");
   EXPECT_EQ(e.hint.rfind("kernel sources are compiled without torch headers", 0), 0u);
 }

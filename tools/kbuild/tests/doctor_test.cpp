@@ -1,7 +1,6 @@
-#include "core/doctor_checks.h"
-
 #include <gtest/gtest.h>
 
+#include "core/doctor_checks.h"
 #include "core/gpu_probe.h"
 
 namespace kb {
@@ -37,8 +36,9 @@ struct FakeMachine {
     } else if (program.find("gpu_probe-") != std::string::npos) {
       const bool bench = argv.size() > 1 && argv[1] == "--bench";
       bench_runs += bench;
-      r.output = probe_answer == kNoGpu ? probe_answer
-                                        : probe_answer + (bench ? ", \"copy_gbps\": 4273.0" : "") + "}]}\n";
+      r.output = probe_answer == kNoGpu
+                     ? probe_answer
+                     : probe_answer + (bench ? ", \"copy_gbps\": 4273.0" : "") + "}]}\n";
     } else {
       r.output = program + " version 1.0\n";
     }

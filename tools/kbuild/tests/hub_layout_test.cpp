@@ -38,7 +38,8 @@ TEST(HubLayout, MissingPackageInitIsAConfigError) {
   MemoryFileSystem fs;
   auto files = RenderVariantFiles(fs, Layout());
   ASSERT_FALSE(files.ok());
-  EXPECT_EQ(files.error().Located(), "/p/torch-ext/my_op/__init__.py: the Python package has no __init__.py");
+  EXPECT_EQ(files.error().Located(),
+            "/p/torch-ext/my_op/__init__.py: the Python package has no __init__.py");
   EXPECT_EQ(files.error().code, ExitCode::kUsage);
 }
 

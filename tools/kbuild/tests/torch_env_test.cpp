@@ -150,17 +150,17 @@ TEST(TorchEnv, EnvDirReadsVersionFileWithoutPython) {
 
 TEST(TorchEnv, BadEnvDirIsAnErrorNotASilentFallback) {
   MemoryFileSystem fs;
-  FakeProcessRunner runner([](const std::vector<std::string>&, const RunOptions&) {
-    return Answer(0, kProbeAnswer);
-  });
+  FakeProcessRunner runner(
+      [](const std::vector<std::string>&, const RunOptions&) { return Answer(0, kProbeAnswer); });
   World world;
   world.env["KBUILD_TORCH_DIR"] = "/nowhere";
   auto env = DiscoverTorch(fs, runner, world.Search());
   ASSERT_FALSE(env.ok());
   EXPECT_EQ(env.error().code, ExitCode::kEnvironment);
-  EXPECT_EQ(env.error().message,
-            "KBUILD_TORCH_DIR=/nowhere is not a torch install (no include/torch and lib/ there, nor "
-            "a share/cmake/Torch with TorchConfig.cmake)");
+  EXPECT_EQ(
+      env.error().message,
+      "KBUILD_TORCH_DIR=/nowhere is not a torch install (no include/torch and lib/ there, nor "
+      "a share/cmake/Torch with TorchConfig.cmake)");
   EXPECT_TRUE(runner.calls.empty());
 }
 

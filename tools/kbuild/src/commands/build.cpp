@@ -36,7 +36,8 @@ Expected<std::string> ReadResource(const FileSystem& fs, const std::string& name
   if (!text) {
     Error e = text.error();
     e.message = "cannot read kbuild resource '" + name + "'";
-    e.hint = "set KBUILD_HOME to the kbuild source tree (the folder holding tools/kbuild/resources)";
+    e.hint =
+        "set KBUILD_HOME to the kbuild source tree (the folder holding tools/kbuild/resources)";
     return e;
   }
   return text;
@@ -111,9 +112,8 @@ int RunBuildCommand(const GlobalOptions& global, const BuildFlags& flags) {
   request.paths = paths;
   request.cmake_lists = *cmake_lists;
   request.registration_h = *registration;
-  request.toolchain_key = {{"torch", TorchEnvToJson(*torch)},
-                           {"nvcc", cuda->nvcc.string()},
-                           {"cuda", cuda->build}};
+  request.toolchain_key = {
+      {"torch", TorchEnvToJson(*torch)}, {"nvcc", cuda->nvcc.string()}, {"cuda", cuda->build}};
   request.toolchain_key["torch"].erase("python");  // same torch through another python is fine
   request.toolchain_key["torch"].erase("found_by");
   request.nvcc = cuda->nvcc;
@@ -123,7 +123,8 @@ int RunBuildCommand(const GlobalOptions& global, const BuildFlags& flags) {
   request.progress = [&report](const std::string& line) { report.Progress(line); };
   auto outcome = RunBuild(fs, runner, request);
   if (!outcome) return report.Fail(outcome.error());
-  if (outcome->wiped) report.Warning("build/cmake was configured for another torch/CUDA; rebuilt it");
+  if (outcome->wiped)
+    report.Warning("build/cmake was configured for another torch/CUDA; rebuilt it");
 
   auto ops_template = ReadResource(fs, "_ops.py.in");
   if (!ops_template) return report.Fail(ops_template.error());
@@ -151,14 +152,16 @@ int RunBuildCommand(const GlobalOptions& global, const BuildFlags& flags) {
   for (const auto& cap : PlannedCapabilities(*plan)) meta.archs.push_back(BuiltArch(cap));
   meta.git = ReadGitProvenance(runner, paths.project);
   meta.builder_version = KBUILD_VERSION;
-  if (Status s = WriteVariant(fs, layout.variant_dir, *files, RenderMetadataJson(meta, *files)); !s) {
+  if (Status s = WriteVariant(fs, layout.variant_dir, *files, RenderMetadataJson(meta, *files));
+      !s) {
     return report.Fail(s.error());
   }
 
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (const auto& other : OtherVariants(fs, paths.build, *variant)) {
-    report.Progress("left alone: build/" + other + " (another torch/CUDA); current: build/" + *variant);
+    report.Progress("left alone: build/" + other + " (another torch/CUDA); current: build/" +
+                    *variant);
   }
   char took[32];
   std::snprintf(took, sizeof(took), "%.1f s", seconds);
@@ -182,7 +185,8 @@ int RunBuildCommand(const GlobalOptions& global, const BuildFlags& flags) {
 void AddBuildCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation) {
   auto* sub = app.add_subcommand(
       "build",
-      "Compile the project into the Kernel Hub variant build/torch<VER>-cxx11-cu<VER>-x86_64-linux/ "
+      "Compile the project into the Kernel Hub variant "
+      "build/torch<VER>-cxx11-cu<VER>-x86_64-linux/ "
       "(loadable with kernels.get_local_kernel). Incremental: only changed files recompile.");
   auto flags = std::make_shared<BuildFlags>();
   sub->add_option("--arch", flags->arch,
@@ -190,7 +194,8 @@ void AddBuildCommand(CLI::App& app, const GlobalOptions& global, Invocation& inv
                   "(e.g. --arch 9.0 builds sm_90a; --arch 8.0,9.0)")
       ->delimiter(',');
   sub->add_flag("--debug", flags->debug, "Device debug build: -G -O0 for CUDA, -O0 -g for C++");
-  sub->add_flag("--verbose", flags->verbose, "Stream the full compiler commands and output to stderr");
+  sub->add_flag("--verbose", flags->verbose,
+                "Stream the full compiler commands and output to stderr");
   sub->add_option("-j,--jobs", flags->jobs, "Parallel compile jobs (default: Ninja's choice)");
   AddJsonFlag(*sub, flags->json);
   sub->footer(

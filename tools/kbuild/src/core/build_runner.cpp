@@ -71,9 +71,12 @@ Expected<BuildOutcome> RunBuild(FileSystem& fs, ProcessRunner& runner, const Bui
   if (outcome.wiped) Say(r, "build/cmake was configured for another torch/CUDA: wiped it");
 
   bool lists_changed = false;
-  if (Status s = WriteIfChanged(fs, r.paths.cmake / "CMakeLists.txt", r.cmake_lists, &lists_changed); !s)
+  if (Status s =
+          WriteIfChanged(fs, r.paths.cmake / "CMakeLists.txt", r.cmake_lists, &lists_changed);
+      !s)
     return s.error();
-  if (Status s = WriteIfChanged(fs, r.paths.generated_include / "registration.h", r.registration_h); !s)
+  if (Status s = WriteIfChanged(fs, r.paths.generated_include / "registration.h", r.registration_h);
+      !s)
     return s.error();
   if (Status s = fs.Write(r.paths.build_log, ""); !s) return s.error();  // one log per build
 
@@ -83,10 +86,10 @@ Expected<BuildOutcome> RunBuild(FileSystem& fs, ProcessRunner& runner, const Bui
   if (lists_changed || !fs.Exists(r.paths.cmake / "build.ninja")) {
     Say(r, "configure (cmake)");
     const auto start = std::chrono::steady_clock::now();
-    const ProcessResult c = runner.Run(
-        {"cmake", "-S", r.paths.cmake.string(), "-B", r.paths.cmake.string(), "-G", "Ninja",
-         "-DCMAKE_CUDA_COMPILER=" + r.nvcc.string()},
-        options);
+    const ProcessResult c =
+        runner.Run({"cmake", "-S", r.paths.cmake.string(), "-B", r.paths.cmake.string(), "-G",
+                    "Ninja", "-DCMAKE_CUDA_COMPILER=" + r.nvcc.string()},
+                   options);
     outcome.configure_seconds = SecondsSince(start);
     if (c.not_found) {
       return MakeError(ExitCode::kEnvironment, "cmake not found on PATH",
@@ -96,10 +99,12 @@ Expected<BuildOutcome> RunBuild(FileSystem& fs, ProcessRunner& runner, const Bui
     outcome.configured = true;
     Say(r, "configure done in " + Seconds(outcome.configure_seconds));
     // Stored after a successful configure so a failed one is retried.
-    if (Status s = fs.Write(r.paths.cmake_key, r.toolchain_key.dump(2) + "\n"); !s) return s.error();
+    if (Status s = fs.Write(r.paths.cmake_key, r.toolchain_key.dump(2) + "\n"); !s)
+      return s.error();
   }
 
-  std::vector<std::string> argv = {"cmake", "--build", r.paths.cmake.string(), "--target", r.target};
+  std::vector<std::string> argv = {"cmake", "--build", r.paths.cmake.string(), "--target",
+                                   r.target};
   if (r.jobs > 0) {
     argv.push_back("-j");
     argv.push_back(std::to_string(r.jobs));
@@ -115,8 +120,10 @@ Expected<BuildOutcome> RunBuild(FileSystem& fs, ProcessRunner& runner, const Bui
                      "install CMake >= 3.22 and Ninja: apt-get install cmake ninja-build");
   }
   if (b.exit_code != 0) return FailureFromOutput(fs, r, b.output, "cmake --build", outcome.log);
-  Say(r, "compile " + std::to_string(outcome.compiled) + " file" + (outcome.compiled == 1 ? "" : "s") +
-             (outcome.linked ? ", link" : ", nothing to link") + ": " + Seconds(outcome.build_seconds));
+  Say(r, "compile " + std::to_string(outcome.compiled) + " file" +
+             (outcome.compiled == 1 ? "" : "s") +
+             (outcome.linked ? ", link" : ", nothing to link") + ": " +
+             Seconds(outcome.build_seconds));
   return outcome;
 }
 

@@ -17,25 +17,25 @@ namespace kb {
 
 struct BuildRequest {
   BuildPaths paths;
-  std::string cmake_lists;      // rendered build/cmake/CMakeLists.txt
-  std::string registration_h;   // resources/registration.h
-  nlohmann::json toolchain_key; // torch + CUDA identity; a change forces a fresh build/cmake
+  std::string cmake_lists;       // rendered build/cmake/CMakeLists.txt
+  std::string registration_h;    // resources/registration.h
+  nlohmann::json toolchain_key;  // torch + CUDA identity; a change forces a fresh build/cmake
   std::filesystem::path nvcc;
-  std::string target;           // CMake target to build (kbuild_ops for kbuild build)
-  int jobs = 0;                 // 0 = Ninja's default
-  bool verbose = false;         // stream compiler output to stderr
+  std::string target;    // CMake target to build (kbuild_ops for kbuild build)
+  int jobs = 0;          // 0 = Ninja's default
+  bool verbose = false;  // stream compiler output to stderr
   // Human progress lines ("configure 3.1 s", ...); may be empty.
   std::function<void(const std::string&)> progress;
 };
 
 struct BuildOutcome {
-  bool wiped = false;        // build/cmake was configured for another torch/CUDA
-  bool configured = false;   // cmake configure ran
-  int compiled = 0;          // translation units compiled
+  bool wiped = false;       // build/cmake was configured for another torch/CUDA
+  bool configured = false;  // cmake configure ran
+  int compiled = 0;         // translation units compiled
   bool linked = false;
   double configure_seconds = 0;
   double build_seconds = 0;
-  std::string log;           // path of build.log, relative to the project
+  std::string log;  // path of build.log, relative to the project
 };
 
 Expected<BuildOutcome> RunBuild(FileSystem& fs, ProcessRunner& runner, const BuildRequest& request);

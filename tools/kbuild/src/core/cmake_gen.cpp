@@ -34,7 +34,8 @@ std::string QuoteList(const std::vector<fs::path>& paths, const std::string& ind
 // Flags apply to one language only: a kernel target may mix .cu and .cpp.
 std::string LanguageFlags(const std::string& language, const std::vector<std::string>& flags) {
   std::string out;
-  for (const auto& f : flags) out += "\n  " + Quote("$<$<COMPILE_LANGUAGE:" + language + ">:" + f + ">");
+  for (const auto& f : flags)
+    out += "\n  " + Quote("$<$<COMPILE_LANGUAGE:" + language + ">:" + f + ">");
   return out;
 }
 
@@ -93,8 +94,8 @@ void RenderTorchTarget(const CMakePlan& plan, std::ostringstream& out) {
       << "target_compile_definitions(kbuild_torch INTERFACE _GLIBCXX_USE_CXX11_ABI="
       << (plan.torch.cxx11_abi ? 1 : 0) << ")\n"
       << "target_link_libraries(kbuild_torch INTERFACE";
-  for (const char* name : {"libc10.so", "libtorch.so", "libtorch_cpu.so", "libtorch_cuda.so",
-                           "libc10_cuda.so"}) {
+  for (const char* name :
+       {"libc10.so", "libtorch.so", "libtorch_cpu.so", "libtorch_cuda.so", "libc10_cuda.so"}) {
     out << "\n  " << Quote((lib / name).generic_string());
   }
   out << "\n  CUDA::cudart)\n\n";
@@ -103,8 +104,8 @@ void RenderTorchTarget(const CMakePlan& plan, std::ostringstream& out) {
 void RenderKernel(const KernelTarget& k, const std::vector<std::string>& cuda_flags, bool debug,
                   std::ostringstream& out) {
   const std::string target = "kbuild_kernel_" + k.name;
-  std::vector<std::string> cxx_flags = debug ? std::vector<std::string>{"-O0", "-g"}
-                                             : std::vector<std::string>{"-O2"};
+  std::vector<std::string> cxx_flags =
+      debug ? std::vector<std::string>{"-O0", "-g"} : std::vector<std::string>{"-O2"};
   cxx_flags.insert(cxx_flags.end(), k.cxx_flags.begin(), k.cxx_flags.end());
   out << "# [kernel." << k.name << "]: CUDA headers only, never torch (fast rebuilds).\n"
       << "add_library(" << target << " OBJECT" << QuoteList(k.sources, "  ") << ")\n"
@@ -123,7 +124,8 @@ void RenderOpsLibrary(const CMakePlan& plan, std::ostringstream& out) {
       << "add_library(" << kOpsTarget << " SHARED" << QuoteList(plan.binding_sources, "  ");
   for (const auto& k : plan.kernels) out << "\n  $<TARGET_OBJECTS:kbuild_kernel_" << k.name << ">";
   std::vector<fs::path> includes = {plan.generated_include_dir};
-  includes.insert(includes.end(), plan.binding_include_dirs.begin(), plan.binding_include_dirs.end());
+  includes.insert(includes.end(), plan.binding_include_dirs.begin(),
+                  plan.binding_include_dirs.end());
   out << ")\n"
       << "set_target_properties(" << kOpsTarget << " PROPERTIES PREFIX \"\" SUFFIX \".so\"\n"
       << "  OUTPUT_NAME " << Quote(plan.op_namespace) << "\n"
@@ -131,8 +133,8 @@ void RenderOpsLibrary(const CMakePlan& plan, std::ostringstream& out) {
       << "  INSTALL_RPATH " << Quote(plan.torch.LibDir().generic_string()) << ")\n"
       << "target_include_directories(" << kOpsTarget << " PRIVATE" << QuoteList(includes, "  ")
       << ")\n"
-      << "target_compile_definitions(" << kOpsTarget << " PRIVATE TORCH_EXTENSION_NAME="
-      << plan.op_namespace << ")\n"
+      << "target_compile_definitions(" << kOpsTarget
+      << " PRIVATE TORCH_EXTENSION_NAME=" << plan.op_namespace << ")\n"
       << "target_compile_options(" << kOpsTarget << " PRIVATE -fPIC "
       << (plan.debug ? "-O0 -g" : "-O2") << ")\n"
       << "target_link_libraries(" << kOpsTarget << " PRIVATE kbuild_torch)\n\n";
@@ -151,7 +153,8 @@ void RenderHarnessTargets(const CMakePlan& plan, std::ostringstream& out) {
   }
   if (!plan.benchmark_sources.empty()) {
     out << "find_package(benchmark REQUIRED)\n"
-        << "add_executable(" << kBenchmarksTarget << QuoteList(plan.benchmark_sources, "  ") << ")\n"
+        << "add_executable(" << kBenchmarksTarget << QuoteList(plan.benchmark_sources, "  ")
+        << ")\n"
         << "target_link_libraries(" << kBenchmarksTarget
         << " PRIVATE benchmark::benchmark kbuild_harness kbuild_torch " << kOpsTarget << ")\n";
   }
@@ -187,9 +190,9 @@ Expected<CMakePlan> PlanFromConfig(const ProjectConfig& config, const FileSystem
     k.name = kc.name;
     k.sources = Absolute(config.root, kc.src, /*compiled_only=*/true);
     k.include_dirs = Absolute(config.root, kc.include, false);
-    k.capabilities = !options.arch_override.empty() ? options.arch_override
+    k.capabilities = !options.arch_override.empty()  ? options.arch_override
                      : !kc.cuda_capabilities.empty() ? kc.cuda_capabilities
-                                                      : std::vector<std::string>{"9.0"};
+                                                     : std::vector<std::string>{"9.0"};
     k.cuda_flags = kc.cuda_flags;
     k.cxx_flags = kc.cxx_flags;
     if (k.sources.empty()) continue;  // header-only kernel
@@ -200,9 +203,10 @@ Expected<CMakePlan> PlanFromConfig(const ProjectConfig& config, const FileSystem
     plan.binding_include_dirs = Absolute(config.root, config.torch->include, false);
   }
   if (plan.binding_sources.empty()) {
-    Error e = MakeError(ExitCode::kUsage, "no binding source to build ([torch] src lists no .cpp file)",
-                        "add [torch] src = [\"torch-ext/torch_binding.cpp\", "
-                        "\"torch-ext/torch_binding.h\"] to build.toml");
+    Error e =
+        MakeError(ExitCode::kUsage, "no binding source to build ([torch] src lists no .cpp file)",
+                  "add [torch] src = [\"torch-ext/torch_binding.cpp\", "
+                  "\"torch-ext/torch_binding.h\"] to build.toml");
     e.path = "build.toml";
     return e;
   }

@@ -17,18 +17,18 @@
 namespace kb {
 
 struct KernelTarget {
-  std::string name;                                // [kernel.<name>]
-  std::vector<std::filesystem::path> sources;      // absolute; headers are not listed
-  std::vector<std::filesystem::path> include_dirs; // absolute
-  std::vector<std::string> capabilities;           // "9.0", ...
+  std::string name;                                 // [kernel.<name>]
+  std::vector<std::filesystem::path> sources;       // absolute; headers are not listed
+  std::vector<std::filesystem::path> include_dirs;  // absolute
+  std::vector<std::string> capabilities;            // "9.0", ...
   std::vector<std::string> cuda_flags;
   std::vector<std::string> cxx_flags;
 };
 
 struct CMakePlan {
   std::string python_name;
-  std::string op_namespace;                         // TORCH_EXTENSION_NAME and the .so name
-  std::filesystem::path generated_include_dir;      // holds registration.h
+  std::string op_namespace;                     // TORCH_EXTENSION_NAME and the .so name
+  std::filesystem::path generated_include_dir;  // holds registration.h
   std::vector<KernelTarget> kernels;
   std::vector<std::filesystem::path> binding_sources;       // absolute .cpp files
   std::vector<std::filesystem::path> binding_include_dirs;  // absolute

@@ -109,18 +109,21 @@ std::string HintFor(const CompilerDiagnostic& diag, const std::string& log_path)
   const std::string log = "full compiler output: " + log_path;
   const bool torch_header = diag.message.find("torch/") != std::string::npos ||
                             diag.message.find("ATen/") != std::string::npos;
-  const bool kernel_source = diag.file.size() > 3 && (diag.file.ends_with(".cu") || diag.file.ends_with(".cuh"));
+  const bool kernel_source =
+      diag.file.size() > 3 && (diag.file.ends_with(".cu") || diag.file.ends_with(".cuh"));
   if (torch_header && kernel_source) {
     return "kernel sources are compiled without torch headers (so they rebuild in seconds); move "
            "torch code into torch-ext/torch_binding.cpp and pass raw pointers to the launcher; " +
            log;
   }
   if (diag.kind == CompilerDiagnostic::Kind::kLink) {
-    return "a function is declared but never defined in what is linked: check that the .cu defining "
+    return "a function is declared but never defined in what is linked: check that the .cu "
+           "defining "
            "it is listed in a [kernel.*] src in build.toml and that the signatures match; " +
            log;
   }
-  return "fix this first error and run kbuild build again (later errors often follow from it); " + log;
+  return "fix this first error and run kbuild build again (later errors often follow from it); " +
+         log;
 }
 
 }  // namespace

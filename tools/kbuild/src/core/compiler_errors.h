@@ -12,10 +12,10 @@
 namespace kb {
 
 struct CompilerDiagnostic {
-  std::string file;     // as the compiler printed it; empty for linker/tool errors
-  int line = 0;         // 1-based; 0 = unknown
-  int column = 0;       // 1-based; 0 = unknown
-  std::string message;  // without the "error:" prefix
+  std::string file;         // as the compiler printed it; empty for linker/tool errors
+  int line = 0;             // 1-based; 0 = unknown
+  int column = 0;           // 1-based; 0 = unknown
+  std::string message;      // without the "error:" prefix
   std::string source_line;  // the offending line as the compiler echoed it, if it did
   enum class Kind { kCompile, kLink, kTool } kind = Kind::kCompile;
 };

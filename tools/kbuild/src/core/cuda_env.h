@@ -18,9 +18,9 @@ namespace kb {
 struct CudaEnv {
   std::filesystem::path root;  // the toolkit root (holds bin/nvcc, include/, lib64/)
   std::filesystem::path nvcc;
-  std::string version;         // "13.0" (release), from nvcc --version
-  std::string build;           // "V13.0.88"
-  std::string found_by;        // "CUDA_HOME", "PATH" or "/usr/local/cuda"
+  std::string version;             // "13.0" (release), from nvcc --version
+  std::string build;               // "V13.0.88"
+  std::string found_by;            // "CUDA_HOME", "PATH" or "/usr/local/cuda"
   std::vector<std::string> archs;  // "compute_90", ... from --list-gpu-arch
 };
 

@@ -12,10 +12,14 @@ namespace fs = std::filesystem;
 
 const char* CheckLevelName(CheckLevel level) {
   switch (level) {
-    case CheckLevel::kOk: return "ok";
-    case CheckLevel::kInfo: return "info";
-    case CheckLevel::kWarning: return "warning";
-    case CheckLevel::kProblem: return "problem";
+    case CheckLevel::kOk:
+      return "ok";
+    case CheckLevel::kInfo:
+      return "info";
+    case CheckLevel::kWarning:
+      return "warning";
+    case CheckLevel::kProblem:
+      return "problem";
   }
   return "?";
 }
@@ -71,12 +75,13 @@ void CheckGpus(FileSystem& fs, ProcessRunner& runner, const DoctorOptions& o, co
   if (probe->gpus.empty()) {
     const std::string why = probe->error.empty() ? "" : " (" + probe->error + ")";
     if (o.require_gpu) {
-      out.checks.push_back({"gpu", CheckLevel::kProblem, "no GPU" + why,
-                            "run on a machine with an NVIDIA GPU and its driver; check nvidia-smi"});
+      out.checks.push_back(
+          {"gpu", CheckLevel::kProblem, "no GPU" + why,
+           "run on a machine with an NVIDIA GPU and its driver; check nvidia-smi"});
       out.exit = ExitCode::kEnvironment;
     } else {
-      out.checks.push_back({"gpu", CheckLevel::kInfo,
-                            "no GPU (builds work; tests/benchmarks need one)" + why, ""});
+      out.checks.push_back(
+          {"gpu", CheckLevel::kInfo, "no GPU (builds work; tests/benchmarks need one)" + why, ""});
     }
     return;
   }
@@ -104,11 +109,12 @@ void CheckCudaMatch(const TorchEnv& torch, const CudaEnv& cuda, DoctorResult& ou
         {"cuda-match", CheckLevel::kWarning,
          "torch cu" + torch.cuda + " vs nvcc " + cuda.version + ": CUDA majors differ",
          "builds compile and link, but kernels and torch use different CUDA runtimes; install a "
-         "torch built for CUDA " + std::to_string(n->major) + " or set CUDA_HOME to a CUDA " +
-             std::to_string(t->major) + " toolkit"});
+         "torch built for CUDA " +
+             std::to_string(n->major) + " or set CUDA_HOME to a CUDA " + std::to_string(t->major) +
+             " toolkit"});
   } else {
-    out.checks.push_back({"cuda-match", CheckLevel::kOk,
-                          "torch CUDA " + torch.cuda + ", nvcc " + cuda.version, ""});
+    out.checks.push_back(
+        {"cuda-match", CheckLevel::kOk, "torch CUDA " + torch.cuda + ", nvcc " + cuda.version, ""});
   }
 }
 
@@ -120,13 +126,14 @@ DoctorResult RunDoctor(FileSystem& fs, ProcessRunner& runner, const DoctorOption
   const std::string driver = driver_text ? ParseDriverVersion(*driver_text) : "";
   out.data["driver"] = driver.empty() ? nlohmann::json(nullptr) : nlohmann::json(driver);
   out.checks.push_back({"driver", driver.empty() ? CheckLevel::kInfo : CheckLevel::kOk,
-                        driver.empty() ? "no NVIDIA driver loaded" : "NVIDIA driver " + driver, ""});
+                        driver.empty() ? "no NVIDIA driver loaded" : "NVIDIA driver " + driver,
+                        ""});
 
   auto cuda = DiscoverCuda(runner, o.cuda_search);
   if (cuda) {
-    out.checks.push_back({"nvcc", CheckLevel::kOk,
-                          "CUDA " + cuda->version + " (" + cuda->build + ") at " + cuda->nvcc.string(),
-                          ""});
+    out.checks.push_back(
+        {"nvcc", CheckLevel::kOk,
+         "CUDA " + cuda->version + " (" + cuda->build + ") at " + cuda->nvcc.string(), ""});
     out.data["cuda"] = CudaEnvToJson(*cuda);
   } else {
     out.checks.push_back({"nvcc", CheckLevel::kProblem, cuda.error().message, cuda.error().hint});
@@ -143,7 +150,8 @@ DoctorResult RunDoctor(FileSystem& fs, ProcessRunner& runner, const DoctorOption
                           ""});
     out.data["torch"] = TorchEnvToJson(*torch);
   } else {
-    out.checks.push_back({"torch", CheckLevel::kProblem, torch.error().message, torch.error().hint});
+    out.checks.push_back(
+        {"torch", CheckLevel::kProblem, torch.error().message, torch.error().hint});
     out.exit = ExitCode::kEnvironment;
   }
   if (cuda && torch) CheckCudaMatch(*torch, *cuda, out);
@@ -158,10 +166,12 @@ DoctorResult RunDoctor(FileSystem& fs, ProcessRunner& runner, const DoctorOption
             CheckLevel::kProblem, out);
   CheckTool(runner, "ninja", "install Ninja: apt-get install ninja-build (or pip install ninja)",
             CheckLevel::kProblem, out);
-  CheckTool(runner, "ccache", "optional: apt-get install ccache makes rebuilds of unchanged files instant",
+  CheckTool(runner, "ccache",
+            "optional: apt-get install ccache makes rebuilds of unchanged files instant",
             CheckLevel::kInfo, out);
   for (const char* tool : {"cmake", "ninja"}) {
-    if (out.data["tools"][tool].is_null() && out.exit == ExitCode::kOk) out.exit = ExitCode::kEnvironment;
+    if (out.data["tools"][tool].is_null() && out.exit == ExitCode::kOk)
+      out.exit = ExitCode::kEnvironment;
   }
   return out;
 }

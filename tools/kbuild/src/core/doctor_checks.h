@@ -19,17 +19,17 @@ namespace kb {
 enum class CheckLevel { kOk, kInfo, kWarning, kProblem };
 
 struct DoctorCheck {
-  std::string name;     // "gpu", "driver", "nvcc", "torch", "cuda-match", "cmake", "ninja", "ccache"
+  std::string name;  // "gpu", "driver", "nvcc", "torch", "cuda-match", "cmake", "ninja", "ccache"
   CheckLevel level = CheckLevel::kOk;
   std::string summary;  // one line for the table
   std::string hint;     // how to fix, for warnings and problems
 };
 
 struct DoctorOptions {
-  bool bench = true;          // measure copy bandwidth when not cached
-  bool require_gpu = false;   // no GPU -> exit 4
+  bool bench = true;         // measure copy bandwidth when not cached
+  bool require_gpu = false;  // no GPU -> exit 4
   std::filesystem::path cache_dir;
-  std::string probe_source;   // resources/gpu_probe.cu
+  std::string probe_source;  // resources/gpu_probe.cu
   TorchSearch torch_search;
   CudaSearch cuda_search;
 };

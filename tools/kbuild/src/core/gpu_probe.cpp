@@ -23,8 +23,8 @@ nlohmann::json GpuInfoToJson(const GpuInfo& g) {
 
 Expected<GpuProbeResult> ParseGpuProbeOutput(const std::string& output) {
   const size_t start = output.find('{');
-  const auto doc = nlohmann::json::parse(start == std::string::npos ? "" : output.substr(start),
-                                         nullptr, false);
+  const auto doc =
+      nlohmann::json::parse(start == std::string::npos ? "" : output.substr(start), nullptr, false);
   if (!doc.is_object() || !doc.contains("devices") || !doc["devices"].is_array()) {
     Error e = MakeError(ExitCode::kInternal, "the GPU probe printed something unexpected",
                         "delete the cached probe (KBUILD_CACHE_DIR/gpu_probe-*) and run kbuild "
@@ -61,7 +61,8 @@ fs::path GpuCacheFile(const fs::path& cache_dir, const std::string& uuid) {
 
 namespace {
 
-Expected<fs::path> EnsureProbeBinary(FileSystem& fs, ProcessRunner& runner, const GpuProbeRequest& r) {
+Expected<fs::path> EnsureProbeBinary(FileSystem& fs, ProcessRunner& runner,
+                                     const GpuProbeRequest& r) {
   // A new probe source or a new nvcc gets a new binary; old ones are harmless.
   const std::string key = Sha256Hex(r.probe_source + "\n" + r.nvcc_build).substr(0, 12);
   const fs::path binary = r.cache_dir / ("gpu_probe-" + key);
@@ -73,9 +74,9 @@ Expected<fs::path> EnsureProbeBinary(FileSystem& fs, ProcessRunner& runner, cons
   const ProcessResult c =
       runner.Run({r.nvcc.string(), "-O2", "-o", binary.string(), source.string()}, options);
   if (c.exit_code != 0) {
-    Error e = MakeError(ExitCode::kEnvironment, "cannot compile the GPU probe with " + r.nvcc.string(),
-                        "check that nvcc can compile a plain .cu file: nvcc -o /tmp/t " +
-                            source.string());
+    Error e = MakeError(
+        ExitCode::kEnvironment, "cannot compile the GPU probe with " + r.nvcc.string(),
+        "check that nvcc can compile a plain .cu file: nvcc -o /tmp/t " + source.string());
     e.detail = c.output.substr(0, 2000);
     return e;
   }
@@ -95,7 +96,8 @@ std::optional<double> CachedCopyBandwidth(const FileSystem& fs, const fs::path& 
 
 }  // namespace
 
-Expected<GpuProbeResult> ProbeGpus(FileSystem& fs, ProcessRunner& runner, const GpuProbeRequest& r) {
+Expected<GpuProbeResult> ProbeGpus(FileSystem& fs, ProcessRunner& runner,
+                                   const GpuProbeRequest& r) {
   auto binary = EnsureProbeBinary(fs, runner, r);
   if (!binary) return binary.error();
   RunOptions options;
@@ -123,9 +125,12 @@ Expected<GpuProbeResult> ProbeGpus(FileSystem& fs, ProcessRunner& runner, const 
     for (const auto& m : measured->gpus) {
       if (m.uuid != gpu.uuid || !m.copy_gbps || gpu.copy_gbps) continue;
       gpu.copy_gbps = m.copy_gbps;
-      const nlohmann::json cache = {{"name", gpu.name}, {"uuid", gpu.uuid}, {"copy_gbps", *m.copy_gbps},
-                                    {"method", "cudaMemcpy D2D 1 GiB, CUDA events, median of 20, "
-                                               "read+write bytes"}};
+      const nlohmann::json cache = {{"name", gpu.name},
+                                    {"uuid", gpu.uuid},
+                                    {"copy_gbps", *m.copy_gbps},
+                                    {"method",
+                                     "cudaMemcpy D2D 1 GiB, CUDA events, median of 20, "
+                                     "read+write bytes"}};
       (void)fs.Write(GpuCacheFile(r.cache_dir, gpu.uuid), cache.dump(2) + "\n");
     }
   }

@@ -19,15 +19,15 @@ namespace kb {
 struct GpuInfo {
   int index = 0;
   std::string name;
-  std::string uuid;           // "GPU-xxxxxxxx-..."
-  std::string capability;     // "9.0"
+  std::string uuid;        // "GPU-xxxxxxxx-..."
+  std::string capability;  // "9.0"
   int sm_count = 0;
   long long l2_bytes = 0;
   long long shared_mem_per_block_optin = 0;
   long long memory_bytes = 0;
   int memory_bus_bits = 0;
-  double theoretical_gbps = 0;           // from bus width and memory clock
-  std::optional<double> copy_gbps;       // measured D2D copy, read + write
+  double theoretical_gbps = 0;      // from bus width and memory clock
+  std::optional<double> copy_gbps;  // measured D2D copy, read + write
 };
 
 struct GpuProbeResult {
@@ -43,16 +43,17 @@ nlohmann::json GpuInfoToJson(const GpuInfo& gpu);
 
 struct GpuProbeRequest {
   std::filesystem::path nvcc;
-  std::string nvcc_build;            // part of the binary's cache key
-  std::filesystem::path cache_dir;   // KBUILD_CACHE_DIR
-  std::string probe_source;          // resources/gpu_probe.cu
-  bool bench = true;                 // measure copy bandwidth when not cached
+  std::string nvcc_build;           // part of the binary's cache key
+  std::filesystem::path cache_dir;  // KBUILD_CACHE_DIR
+  std::string probe_source;         // resources/gpu_probe.cu
+  bool bench = true;                // measure copy bandwidth when not cached
 };
 
 // Compiles the probe when needed, runs it, fills copy_gbps from the per-GPU
 // cache or by measuring (then caches it). A failing probe is not an error:
 // it is reported in GpuProbeResult::error (no GPU on a dev machine is normal).
-Expected<GpuProbeResult> ProbeGpus(FileSystem& fs, ProcessRunner& runner, const GpuProbeRequest& request);
+Expected<GpuProbeResult> ProbeGpus(FileSystem& fs, ProcessRunner& runner,
+                                   const GpuProbeRequest& request);
 
 // <cache>/gpu-<uuid>.json: {"name", "uuid", "copy_gbps"}.
 std::filesystem::path GpuCacheFile(const std::filesystem::path& cache_dir, const std::string& uuid);

@@ -32,12 +32,14 @@ std::string RenderMetadataJson(const MetadataInput& input, const VariantFiles& f
   if (input.source) doc["source"] = *input.source;
   // The loader's provenance schema requires a builder entry; ours is kbuild.
   nlohmann::json provenance = {{"kernel-builder", {{"version", input.builder_version}}}};
-  if (input.git) provenance["kernel"] = {{"commit", input.git->commit}, {"dirty", input.git->dirty}};
+  if (input.git)
+    provenance["kernel"] = {{"commit", input.git->commit}, {"dirty", input.git->dirty}};
   doc["provenance"] = provenance;
   return doc.dump(2) + "\n";
 }
 
-std::optional<GitProvenance> ReadGitProvenance(ProcessRunner& runner, const std::filesystem::path& dir) {
+std::optional<GitProvenance> ReadGitProvenance(ProcessRunner& runner,
+                                               const std::filesystem::path& dir) {
   RunOptions options;
   options.timeout_seconds = 30;
   const ProcessResult head = runner.Run({"git", "-C", dir.string(), "rev-parse", "HEAD"}, options);

@@ -27,7 +27,7 @@ struct MetadataInput {
   std::vector<std::string> python_depends;
   std::vector<std::string> archs;  // "9.0a", ...
   std::optional<GitProvenance> git;
-  std::string builder_version;     // kbuild's version, MAJOR.MINOR.PATCH
+  std::string builder_version;  // kbuild's version, MAJOR.MINOR.PATCH
 };
 
 // Files of the variant dir (relative path -> content) that the digest covers.
@@ -42,6 +42,7 @@ nlohmann::json VariantDigest(const VariantFiles& files);
 std::string RenderMetadataJson(const MetadataInput& input, const VariantFiles& files);
 
 // HEAD and dirtiness of the git repo holding `dir`; nothing outside git.
-std::optional<GitProvenance> ReadGitProvenance(ProcessRunner& runner, const std::filesystem::path& dir);
+std::optional<GitProvenance> ReadGitProvenance(ProcessRunner& runner,
+                                               const std::filesystem::path& dir);
 
 }  // namespace kb

@@ -36,7 +36,8 @@ fs::path CacheDir() {
   return fs::temp_directory_path() / "kbuild-cache";
 }
 
-Status WriteIfChanged(FileSystem& fs, const fs::path& path, const std::string& content, bool* changed) {
+Status WriteIfChanged(FileSystem& fs, const fs::path& path, const std::string& content,
+                      bool* changed) {
   if (changed) *changed = false;
   if (fs.Exists(path)) {
     auto old = fs.Read(path);

@@ -21,7 +21,9 @@ struct BuildPaths {
   std::filesystem::path torch_cache;        // build/torch-env.json
   std::filesystem::path cmake_key;          // build/cmake/kbuild-key.json
 
-  std::filesystem::path Variant(const std::string& variant_name) const { return build / variant_name; }
+  std::filesystem::path Variant(const std::string& variant_name) const {
+    return build / variant_name;
+  }
 };
 
 BuildPaths MakeBuildPaths(const std::filesystem::path& project_dir);

@@ -56,14 +56,17 @@ std::optional<std::string> PythonAssignment(const std::string& text, const std::
   return m[3].str();
 }
 
-Expected<TorchEnv> FromEnvDir(const FileSystem& fs, const std::string& var, const std::string& value) {
+Expected<TorchEnv> FromEnvDir(const FileSystem& fs, const std::string& var,
+                              const std::string& value) {
   auto root = TorchRootFrom(fs, value);
   if (!root) {
     return MakeError(ExitCode::kEnvironment,
-                     var + "=" + value + " is not a torch install (no include/torch and lib/ there, "
-                     "nor a share/cmake/Torch with TorchConfig.cmake)",
-                     "point " + var + " at the folder printed by: python3 -c \"import torch, os; "
-                     "print(os.path.dirname(torch.__file__))\"");
+                     var + "=" + value +
+                         " is not a torch install (no include/torch and lib/ there, "
+                         "nor a share/cmake/Torch with TorchConfig.cmake)",
+                     "point " + var +
+                         " at the folder printed by: python3 -c \"import torch, os; "
+                         "print(os.path.dirname(torch.__file__))\"");
   }
   return TorchEnvFromDir(fs, *root, var);
 }
@@ -75,12 +78,14 @@ std::vector<fs::path> PythonCandidates(const TorchSearch& search) {
   // Outside an activated venv the project's own .venv is the likely home of torch.
   if (!search.get_env("VIRTUAL_ENV")) {
     out.push_back(search.project_dir / ".venv" / "bin" / "python3");
-    if (!search.kbuild_root.empty()) out.push_back(search.kbuild_root / ".venv" / "bin" / "python3");
+    if (!search.kbuild_root.empty())
+      out.push_back(search.kbuild_root / ".venv" / "bin" / "python3");
   }
   return out;
 }
 
-nlohmann::json CacheKey(const TorchSearch& search, const fs::path& python, const fs::path& torch_dir) {
+nlohmann::json CacheKey(const TorchSearch& search, const fs::path& python,
+                        const fs::path& torch_dir) {
   auto mtime = search.mtime ? search.mtime : RealMtime;
   return {{"python", python.string()},
           {"python_mtime", mtime(python).value_or(-1)},
@@ -103,9 +108,11 @@ void WriteCache(FileSystem& fs, const TorchSearch& search, const TorchEnv& env) 
   if (!search.cache_file) return;
   nlohmann::json torch = TorchEnvToJson(env);
   // A failed cache write only costs the next build a python start-up.
-  (void)fs.Write(*search.cache_file,
-                 nlohmann::json{{"key", CacheKey(search, env.python, env.torch_dir)}, {"torch", torch}}
-                         .dump(2) + "\n");
+  (void)fs.Write(
+      *search.cache_file,
+      nlohmann::json{{"key", CacheKey(search, env.python, env.torch_dir)}, {"torch", torch}}.dump(
+          2) +
+          "\n");
 }
 
 }  // namespace
@@ -142,9 +149,10 @@ Expected<TorchEnv> ParseTorchProbeOutput(const std::string& output, const fs::pa
   const std::string line = output.substr(start == std::string::npos ? 0 : start + 1);
   const auto doc = nlohmann::json::parse(line, nullptr, false);
   if (!doc.is_object() || !doc.contains("version") || !doc.contains("torch_dir")) {
-    return MakeError(ExitCode::kEnvironment, "unexpected answer from " + python.string() +
-                                                 " when asking for torch's version",
-                     "run: " + python.string() + " -c \"import torch; print(torch.__version__)\"");
+    return MakeError(
+        ExitCode::kEnvironment,
+        "unexpected answer from " + python.string() + " when asking for torch's version",
+        "run: " + python.string() + " -c \"import torch; print(torch.__version__)\"");
   }
   TorchEnv env;
   env.version = doc.value("version", "");
@@ -158,7 +166,8 @@ Expected<TorchEnv> ParseTorchProbeOutput(const std::string& output, const fs::pa
 }
 
 Expected<TorchEnv> DiscoverTorch(FileSystem& fs, ProcessRunner& runner, const TorchSearch& search) {
-  if (auto dir = search.get_env("KBUILD_TORCH_DIR")) return FromEnvDir(fs, "KBUILD_TORCH_DIR", *dir);
+  if (auto dir = search.get_env("KBUILD_TORCH_DIR"))
+    return FromEnvDir(fs, "KBUILD_TORCH_DIR", *dir);
   if (auto dir = search.get_env("Torch_DIR")) return FromEnvDir(fs, "Torch_DIR", *dir);
 
   std::string tried;
@@ -174,7 +183,8 @@ Expected<TorchEnv> DiscoverTorch(FileSystem& fs, ProcessRunner& runner, const To
     if (r.exit_code != 0) {
       const bool no_module = r.output.find("No module named 'torch'") != std::string::npos;
       tried += "  " + python.string() + ": " +
-               (no_module ? std::string("no torch installed") : "exit code " + std::to_string(r.exit_code)) +
+               (no_module ? std::string("no torch installed")
+                          : "exit code " + std::to_string(r.exit_code)) +
                "\n";
       continue;
     }
@@ -183,9 +193,10 @@ Expected<TorchEnv> DiscoverTorch(FileSystem& fs, ProcessRunner& runner, const To
     WriteCache(fs, search, *env);
     return env;
   }
-  Error e = MakeError(ExitCode::kEnvironment,
-                      "torch not found (KBUILD_TORCH_DIR and Torch_DIR unset; no python3 with torch)",
-                      kInstallHint);
+  Error e =
+      MakeError(ExitCode::kEnvironment,
+                "torch not found (KBUILD_TORCH_DIR and Torch_DIR unset; no python3 with torch)",
+                kInstallHint);
   e.detail = tried.empty() ? "  no python3 on PATH\n" : "tried:\n" + tried;
   return e;
 }

@@ -17,13 +17,13 @@
 namespace kb {
 
 struct TorchEnv {
-  std::string version;             // torch.__version__, e.g. "2.11.0+cu130"
-  std::string cuda;                // torch.version.cuda, e.g. "13.0"; empty for CPU-only torch
-  bool cxx11_abi = true;           // torch._C._GLIBCXX_USE_CXX11_ABI
-  std::filesystem::path torch_dir; // the package dir holding include/ and lib/
+  std::string version;              // torch.__version__, e.g. "2.11.0+cu130"
+  std::string cuda;                 // torch.version.cuda, e.g. "13.0"; empty for CPU-only torch
+  bool cxx11_abi = true;            // torch._C._GLIBCXX_USE_CXX11_ABI
+  std::filesystem::path torch_dir;  // the package dir holding include/ and lib/
   std::filesystem::path cmake_prefix_path;  // torch.utils.cmake_prefix_path (share/cmake)
-  std::filesystem::path python;    // the interpreter that answered; empty when found by env
-  std::string found_by;            // "KBUILD_TORCH_DIR", "Torch_DIR" or "python"
+  std::filesystem::path python;  // the interpreter that answered; empty when found by env
+  std::string found_by;          // "KBUILD_TORCH_DIR", "Torch_DIR" or "python"
 
   std::filesystem::path IncludeDir() const { return torch_dir / "include"; }
   std::filesystem::path ApiIncludeDir() const {
@@ -53,7 +53,8 @@ Expected<TorchEnv> TorchEnvFromDir(const FileSystem& fs, const std::filesystem::
                                    const std::string& found_by);
 
 // The JSON line printed by the discovery snippet, parsed.
-Expected<TorchEnv> ParseTorchProbeOutput(const std::string& output, const std::filesystem::path& python);
+Expected<TorchEnv> ParseTorchProbeOutput(const std::string& output,
+                                         const std::filesystem::path& python);
 
 // The python program that prints torch's facts as one JSON line.
 extern const char* const kTorchProbeSnippet;

@@ -42,10 +42,12 @@ Expected<std::string> VariantName(const std::string& torch_version, const std::s
   auto torch = ParseMajorMinor(torch_version);
   if (!torch) return torch.error();
   if (torch_cuda.empty()) {
-    return MakeError(ExitCode::kEnvironment,
-                     "torch " + torch_version + " was built without CUDA (torch.version.cuda is None)",
-                     "install a CUDA build of torch, e.g. pip install torch==" + torch_version.substr(
-                         0, torch_version.find('+')) + " (the PyPI default for Linux is a CUDA build)");
+    return MakeError(
+        ExitCode::kEnvironment,
+        "torch " + torch_version + " was built without CUDA (torch.version.cuda is None)",
+        "install a CUDA build of torch, e.g. pip install torch==" +
+            torch_version.substr(0, torch_version.find('+')) +
+            " (the PyPI default for Linux is a CUDA build)");
   }
   auto cuda = ParseMajorMinor(torch_cuda);
   if (!cuda) return cuda.error();
