@@ -1,12 +1,15 @@
 """kbuild init: every template renders completely; collisions never overwrite."""
 
 import json
+import re
 
 import pytest
 
 from e2e_support import REPO_ROOT, describe, discover_templates, snapshot
 
 TEMPLATES = discover_templates()
+# What a placeholder looks like; other `{{` (C++ nested brace init) is plain text.
+PLACEHOLDER = re.compile(rb"\{\{ *[A-Za-z_][A-Za-z0-9_]* *\}\}")
 
 
 def test_templates_are_found():
@@ -40,8 +43,8 @@ def test_init_renders_every_file(kbuild, tmp_path, template):
         assert required in on_disk, f"{template}: {required} not written"
     for rel in on_disk:
         assert "{{" not in rel, f"{template}: unrendered file name {rel}"
-        text = (project / rel).read_bytes()
-        assert b"{{" not in text, f"{template}: '{{{{' survived in {rel}"
+        survivor = PLACEHOLDER.search((project / rel).read_bytes())
+        assert survivor is None, f"{template}: {survivor.group().decode()} survived in {rel}"
     assert not (project / "template.toml").exists()
     assert not (project / "kernels.toml.in").exists()
 
@@ -107,3 +110,10 @@ def test_kbuild_home_without_templates_is_an_environment_error(kbuild, tmp_path)
 
 def test_repo_root_has_the_build_toml_template():
     assert "{{kernels}}" in (REPO_ROOT / "build.toml.in").read_text()
+
+
+def test_init_without_a_name_says_how_to_call_it(kbuild, tmp_path):
+    result = kbuild("init", cwd=tmp_path)
+    assert result.returncode == 2, describe(result)
+    assert "missing the project NAME" in result.stderr
+    assert "kbuild init --list" in result.stderr

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <vector>
 
 #include "core/suggest.h"
@@ -13,11 +14,33 @@ namespace {
 constexpr std::string_view kOpen = "{{";
 constexpr std::string_view kClose = "}}";
 
-bool IsIdentifier(std::string_view s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
+bool IsIdentifierStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsIdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// A placeholder-shaped span at `open`: "{{" [spaces] identifier [spaces] "}}".
+struct Placeholder {
+  std::string_view word;
+  size_t end = 0;       // one past the closing "}}"
+  bool spaced = false;  // "{{ name }}": looks like a placeholder but is not one
+};
+
+std::optional<Placeholder> MatchPlaceholder(std::string_view text, size_t open) {
+  size_t i = open + kOpen.size();
+  auto skip_spaces = [&] {
+    const size_t from = i;
+    while (i < text.size() && text[i] == ' ') ++i;
+    return i != from;
+  };
+  Placeholder p;
+  p.spaced = skip_spaces();
+  const size_t word_begin = i;
+  if (i >= text.size() || !IsIdentifierStart(text[i])) return std::nullopt;
+  while (i < text.size() && IsIdentifierChar(text[i])) ++i;
+  p.word = text.substr(word_begin, i - word_begin);
+  p.spaced = skip_spaces() || p.spaced;
+  if (text.substr(i, kClose.size()) != kClose) return std::nullopt;
+  p.end = i + kClose.size();
+  return p;
 }
 
 // Fills 1-based line and column of `offset` in `text` into `e`.
@@ -35,14 +58,20 @@ std::vector<std::string> Names(const RenderVars& vars) {
   return names;
 }
 
+// The safety net: nothing placeholder-shaped may reach the project.
 Status CheckNothingSurvived(std::string_view rendered, const std::string& path) {
-  const size_t at = rendered.find(kOpen);
-  if (at == std::string_view::npos) return {};
-  Error e = MakeError(ExitCode::kInternal, "'{{' left after rendering",
-                      "a template may use '{{' only for a placeholder written without spaces, "
-                      "like {{python_name}}; fix the template file");
-  Locate(e, rendered, at, path);
-  return e;
+  for (size_t at = rendered.find(kOpen); at != std::string_view::npos;
+       at = rendered.find(kOpen, at + 1)) {
+    std::optional<Placeholder> p = MatchPlaceholder(rendered, at);
+    if (!p) continue;
+    Error e =
+        MakeError(ExitCode::kInternal,
+                  "'" + std::string(rendered.substr(at, p->end - at)) + "' left after rendering",
+                  "write placeholders without spaces, like {{python_name}}; fix the template file");
+    Locate(e, rendered, at, path);
+    return e;
+  }
+  return {};
 }
 
 }  // namespace
@@ -51,33 +80,25 @@ Expected<std::string> RenderText(std::string_view text, const RenderVars& vars,
                                  const std::string& display_path) {
   std::string out;
   out.reserve(text.size());
-  size_t pos = 0;
-  while (pos < text.size()) {
-    const size_t open = text.find(kOpen, pos);
-    if (open == std::string_view::npos) break;
-    const size_t close = text.find(kClose, open + kOpen.size());
-    const std::string_view word =
-        close == std::string_view::npos
-            ? std::string_view{}
-            : text.substr(open + kOpen.size(), close - open - kOpen.size());
-    if (!IsIdentifier(word)) {
-      // Not a placeholder; it survives and is reported below with its location.
-      out.append(text.substr(pos, open + kOpen.size() - pos));
-      pos = open + kOpen.size();
-      continue;
-    }
-    auto it = vars.find(std::string(word));
+  size_t pos = 0;  // text before `pos` is in `out`
+  for (size_t open = text.find(kOpen); open != std::string_view::npos;
+       open = text.find(kOpen, open + 1)) {
+    if (open < pos) continue;  // inside a placeholder just replaced
+    std::optional<Placeholder> p = MatchPlaceholder(text, open);
+    if (!p || p->spaced) continue;  // not ours (C++ brace init), or caught below
+    auto it = vars.find(std::string(p->word));
     if (it == vars.end()) {
-      Error e = MakeError(ExitCode::kUsage, "unknown placeholder '{{" + std::string(word) + "}}'",
-                          SuggestionHint(word, Names(vars)));
+      Error e =
+          MakeError(ExitCode::kUsage, "unknown placeholder '{{" + std::string(p->word) + "}}'",
+                    SuggestionHint(p->word, Names(vars)));
       Locate(e, text, open, display_path);
       return e;
     }
     out.append(text.substr(pos, open - pos));
     out.append(it->second);
-    pos = close + kClose.size();
+    pos = p->end;
   }
-  if (pos < text.size()) out.append(text.substr(pos));
+  out.append(text.substr(pos));
   if (Status s = CheckNothingSurvived(out, display_path); !s) return s.error();
   return out;
 }

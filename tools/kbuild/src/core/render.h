@@ -1,7 +1,8 @@
 // Template rendering: `{{placeholder}}` substitution in file contents and in
 // file/folder names. Strict on purpose: an unknown placeholder is an error that
-// names the file and the spot, and no `{{` may survive rendering, so a
-// half-rendered project is never written.
+// names the file and the spot, and nothing placeholder-shaped may survive
+// rendering, so a half-rendered project is never written. Other `{{` (C++
+// nested brace initialization such as `{{1, 64}, {7, 2047}}`) is plain text.
 #pragma once
 
 #include <filesystem>
@@ -18,8 +19,9 @@ using RenderVars = std::map<std::string, std::string>;
 
 // Replaces every `{{identifier}}` in `text`. `display_path` is the file name
 // errors print. Errors: an identifier not in `vars` (exit 2, with
-// file:line:column and the nearest valid placeholder); any `{{` left in the
-// result (exit 5: the template is broken).
+// file:line:column and the nearest valid placeholder); anything
+// placeholder-shaped left in the result, such as `{{ name }}` (exit 5: the
+// template is broken).
 Expected<std::string> RenderText(std::string_view text, const RenderVars& vars,
                                  const std::string& display_path);
 
