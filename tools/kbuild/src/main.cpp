@@ -1,6 +1,8 @@
 // kbuild entry point: parse the command line and dispatch. No logic here.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,23 +34,33 @@ std::vector<std::string> CommandNames() {
   return names;
 }
 
+// The first word that is neither an option, an option's value (-C DIR) nor a known command.
+std::optional<std::string> FirstUnknownCommand(int argc, char** argv) {
+  const auto names = CommandNames();
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "-C" || arg == "--project") {
+      ++i;
+      continue;
+    }
+    if (arg.starts_with("-")) continue;
+    if (std::find(names.begin(), names.end(), arg) != names.end()) return std::nullopt;
+    return arg;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"kbuild: scaffold, build, test and benchmark CUDA kernels for PyTorch.\n"
                "Typical flow: kbuild doctor; kbuild init NAME --template rmsnorm; cd NAME; "
-               "kbuild check; kbuild build",
+               "kbuild check; kbuild build; kbuild test; kbuild bench",
                "kbuild"};
   app.footer(kFooter);
-  app.set_version_flag("--version", std::string("kbuild ") + KBUILD_VERSION);
-  app.require_subcommand(1);
-
   kb::GlobalOptions global;
-  app.add_option("-C,--project", global.project_dir,
-                 "Run as if started in this project directory (default: .)");
-
   kb::Invocation invocation;
-  for (const auto& command : kb::kCommands) command.add(app, global, invocation);
+  kb::ConfigureRootApp(app, global, invocation);
 
   try {
     app.parse(argc, argv);
@@ -60,9 +72,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "kbuild: error: " << e.what() << "\n";
-    // An unknown first word is most likely a mistyped command.
-    if (argc > 1 && argv[1][0] != '-') {
-      std::cerr << "hint: " << kb::SuggestionHint(argv[1], CommandNames()) << "\n";
+    // An unknown command word is most likely a typo: name the nearest command.
+    if (auto unknown = FirstUnknownCommand(argc, argv)) {
+      std::cerr << "kbuild: error: unknown command '" << *unknown << "'\n";
+      std::cerr << "hint: " << kb::SuggestionHint(*unknown, CommandNames()) << "\n";
     }
     std::cerr << "Run 'kbuild --help' for usage.\n";
     return static_cast<int>(kb::ExitCode::kUsage);

@@ -45,6 +45,10 @@ inline constexpr CommandEntry kCommands[] = {
     {"skill", AddSkillCommand},
 };
 
+// Builds the root application: global options and every command of kCommands.
+// main() and `kbuild skill check` (which parses shown command lines) share it.
+void ConfigureRootApp(CLI::App& app, GlobalOptions& global, Invocation& invocation);
+
 // Adds the --json flag every command has.
 inline CLI::Option* AddJsonFlag(CLI::App& sub, bool& json) {
   return sub.add_flag("--json", json,

@@ -86,16 +86,11 @@ int RunInstall(const GlobalOptions& global, const InstallFlags& flags) {
 std::optional<std::string> ParseWithRealCli(
     const std::vector<std::string>& args) {
   CLI::App app{"kbuild", "kbuild"};
-  app.set_version_flag("--version", "kbuild");
-  app.require_subcommand(1);
-  GlobalOptions global;  // mirrors main(): keep in step with its global options
-  app.add_option("-C,--project", global.project_dir, "project directory");
+  GlobalOptions global;
   Invocation invocation;
+  ConfigureRootApp(app, global, invocation);
   std::vector<std::string> names;
-  for (const auto& command : kCommands) {
-    command.add(app, global, invocation);
-    names.emplace_back(command.name);
-  }
+  for (const auto& command : kCommands) names.emplace_back(command.name);
   // A mistyped command deserves its name and the nearest one, not CLI11's
   // generic text.
   for (size_t i = 0; i < args.size(); ++i) {

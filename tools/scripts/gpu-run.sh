@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Everything on a GPU machine in one go: build kbuild, scaffold + check + build every template, load
+# each variant in this machine's Python and call its op on the GPU, run `kbuild test` and `kbuild bench`
+# for every template, the harness self-test (deliberately wrong kernels), and the peer benchmark.
+# Full logs go to $OUT (or ./gpu-out); a short summary table is printed last.
+# Usage: tools/scripts/gpu-run.sh [--quick]   (--quick: skip the peer benchmark)
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+OUT="${OUT:-$ROOT/gpu-out}"; mkdir -p "$OUT"
+WORK="${KBUILD_GPU_WORK:-/tmp/kbuild-gpu}"; mkdir -p "$WORK"
+QUICK=0; [[ "${1:-}" == "--quick" ]] && QUICK=1
+SUMMARY="$OUT/summary.tsv"; : > "$SUMMARY"
+export PYTHONUNBUFFERED=1 KBUILD_HOME="$ROOT" KBUILD_CACHE_DIR="$WORK/cache"
+
+# step NAME LOGFILE CMD...: runs CMD, logs it, records status and seconds in the summary.
+step() {
+  local name="$1" log="$OUT/$2"; shift 2
+  local t0=$SECONDS
+  echo "== $name" | tee -a "$log"
+  "$@" >>"$log" 2>&1
+  local rc=$?
+  printf '%s\t%s\t%ss\t%s\n' "$name" "$([[ $rc == 0 ]] && echo ok || echo "FAIL($rc)")" \
+    "$((SECONDS - t0))" "$2" >> "$SUMMARY"
+  return $rc
+}
+
+{
+  date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+  nvcc --version | tail -2; python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
+} > "$OUT/env.txt" 2>&1
+cat "$OUT/env.txt"
+
+BUILD="$WORK/kbuild-build"
+step "build kbuild" kbuild-build.log \
+  bash -c "cmake -S '$ROOT' -B '$BUILD' -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBUILD_BUILD_TESTS=OFF && cmake --build '$BUILD'"
+KBUILD="$BUILD/tools/kbuild/kbuild"
+if [[ ! -x "$KBUILD" && -x "$ROOT/_build/tools/kbuild/kbuild" ]]; then
+  KBUILD="$ROOT/_build/tools/kbuild/kbuild"; echo "using the kbuild binary built on the developer machine"
+fi
+export PATH="$(dirname "$KBUILD"):$PATH"
+
+step "doctor" doctor.log kbuild doctor
+kbuild doctor --json > "$OUT/doctor.json" 2>/dev/null
+
+for tdir in "$ROOT"/templates/*/; do
+  t="$(basename "$tdir")"; [[ -f "$tdir/template.toml" ]] || continue
+  proj="$WORK/proj-$t"; rm -rf "$proj"
+  step "$t: init+check+build" "$t.log" bash -c \
+    "kbuild init '$t-demo' --template '$t' --dir '$proj' && kbuild -C '$proj' check && kbuild -C '$proj' build" || continue
+  step "$t: load+call (python)" "$t.log" python3 "$ROOT/tools/scripts/smoke_call.py" "$t" "$proj"
+  step "$t: kbuild test" "$t.log" kbuild -C "$proj" test
+  step "$t: kbuild bench" "$t.log" kbuild -C "$proj" bench
+  cp "$proj"/results/*.md "$OUT/" 2>/dev/null || true
+done
+
+if [[ -d "$ROOT/tools/harness/bad_kernels" ]]; then
+  step "harness self-test (wrong kernels)" harness-selftest.log \
+    bash "$ROOT/tools/harness/bad_kernels/run.sh" "$WORK/bad-kernels"
+fi
+
+if [[ $QUICK == 0 && -f "$ROOT/tools/peer_bench/rmsnorm_peers.py" ]]; then
+  if ls "$ROOT"/.whl/*.whl >/dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+      --target /tmp/site "$ROOT"/.whl/*.whl > "$OUT/wheels.log" 2>&1
+    export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
+  fi
+  step "peer benchmark (rmsnorm)" peers.log \
+    python3 "$ROOT/tools/peer_bench/rmsnorm_peers.py" --variant-root "$WORK" --json "$OUT/peers.json"
+  tail -60 "$OUT/peers.log"
+fi
+
+echo; echo "== summary"; column -t -s $'\t' "$SUMMARY"
