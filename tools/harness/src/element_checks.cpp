@@ -16,6 +16,17 @@ PoisonPattern PoisonFor(DType dtype, std::size_t element_size) {
   return {0xA5A5A5A5A5A5A5A5ull, element_size};
 }
 
+PoisonPattern GuardFor(DType dtype, std::size_t element_size) {
+  switch (dtype) {
+    case DType::kFloat64: return {0x7FF8BEEF0BEEF0BEull, 8};
+    case DType::kFloat32: return {0x7FCBEEF0ull, 4};
+    case DType::kFloat16: return {0x7E3Cull, 2};
+    case DType::kBFloat16: return {0x7FCCull, 2};
+    case DType::kOther: break;
+  }
+  return {0x5A5A5A5A5A5A5A5Aull, element_size};
+}
+
 void FillPoison(void* data, std::size_t count, PoisonPattern pattern) {
   auto* bytes = static_cast<unsigned char*>(data);
   for (std::size_t i = 0; i < count; ++i) {

@@ -30,6 +30,16 @@ TEST(Poison, HalfPatternsAreNaNs) {
   EXPECT_NE(PoisonFor(DType::kBFloat16, 2).bits & 0x0040u, 0u);
 }
 
+TEST(Poison, GuardNaNIsNotTheOutputPoison) {
+  for (DType d : {DType::kFloat64, DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kOther}) {
+    EXPECT_NE(GuardFor(d, 2).bits, PoisonFor(d, 2).bits) << DTypeName(d);
+  }
+  float value;
+  std::uint32_t bits = static_cast<std::uint32_t>(GuardFor(DType::kFloat32, 4).bits);
+  std::memcpy(&value, &bits, 4);
+  EXPECT_TRUE(std::isnan(value));
+}
+
 TEST(Poison, ScanFindsUnwrittenElements) {
   PoisonPattern p = PoisonFor(DType::kBFloat16, 2);
   std::vector<std::uint16_t> out(9);

@@ -20,6 +20,12 @@ struct PoisonPattern {
 };
 PoisonPattern PoisonFor(DType dtype, std::size_t element_size);
 
+// The NaN that fills guard bands around tensors. It differs from the output
+// poison because NaN arithmetic keeps the payload: an output computed from
+// an over-read guard must read as NaN (a wrong value), not as "unwritten".
+// Non-float dtypes use 0x5A bytes.
+PoisonPattern GuardFor(DType dtype, std::size_t element_size);
+
 void FillPoison(void* data, std::size_t count, PoisonPattern pattern);
 
 struct PoisonScan {
