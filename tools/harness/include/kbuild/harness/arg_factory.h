@@ -1,0 +1,58 @@
+// Makes an op's tensor arguments for one trial: fresh seeded random values,
+// the case's layout (offset view, non-contiguous), and poison-filled guard
+// bands around every tensor, so out-of-bounds reads pull in NaN and
+// out-of-bounds writes show up as changed guard bytes.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "kbuild/harness/case.h"
+
+namespace kb::harness {
+
+enum class Role {
+  kInput,    // read only; follows the case layout; must be unchanged afterwards
+  kParam,    // read only; always plain contiguous (weights, biases)
+  kOutput,   // written by the op; poisoned before the call; compared
+  kInPlace,  // random, updated by the op; compared (e.g. residual in fused add+norm)
+};
+
+struct MadeTensor {
+  at::Tensor base;  // the whole buffer, guards included
+  at::Tensor view;  // what the op sees
+  Role role = Role::kInput;
+};
+
+class ArgFactory {
+ public:
+  ArgFactory(const Case& c, at::Device device, std::uint64_t seed);
+
+  // dtype defaults to the case's dtype.
+  at::Tensor Input(at::IntArrayRef shape, std::optional<at::ScalarType> dtype = {});
+  at::Tensor Param(at::IntArrayRef shape, std::optional<at::ScalarType> dtype = {});
+  at::Tensor Output(at::IntArrayRef shape, std::optional<at::ScalarType> dtype = {});
+  at::Tensor InPlace(at::IntArrayRef shape, std::optional<at::ScalarType> dtype = {});
+
+  const Case& test_case() const { return case_; }
+  const std::vector<MadeTensor>& made() const { return made_; }
+  // The record for a tensor this factory made (same storage and offset), or null.
+  const MadeTensor* Find(const at::Tensor& tensor) const;
+
+ private:
+  at::Tensor Make(at::IntArrayRef shape, std::optional<at::ScalarType> dtype, Role role);
+
+  Case case_;
+  at::Device device_;
+  at::Generator generator_;
+  std::vector<MadeTensor> made_;
+};
+
+// A CPU tensor holding `count` elements of the dtype's output poison, or of
+// its guard NaN when `guard` is set (element_checks.h says why they differ).
+at::Tensor PoisonedCpuBuffer(std::int64_t count, at::ScalarType dtype, bool guard = false);
+
+}  // namespace kb::harness

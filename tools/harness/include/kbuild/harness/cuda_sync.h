@@ -1,0 +1,33 @@
+// Waits for the GPU and turns CUDA errors into messages. No-ops for CPU
+// devices, so the correctness logic also runs (and is unit-tested) on CPU.
+#pragma once
+
+#include <c10/core/Device.h>
+
+#include <memory>
+#include <string>
+
+namespace kb::harness {
+
+// "" when fine, else "cudaErrorIllegalAddress: an illegal memory access was
+// encountered". Both also collect errors from earlier asynchronous launches
+// (cudaGetLastError).
+std::string SyncCurrentStream(c10::Device device);  // the caller's (current) stream only
+std::string SyncDevice(c10::Device device);         // every stream on the device
+
+// Makes a fresh non-default stream current while alive. The legacy default
+// stream implicitly waits for other blocking streams, which would hide an op
+// that does its work on a side stream; a pool stream does not.
+class ScopedHarnessStream {
+ public:
+  explicit ScopedHarnessStream(c10::Device device);
+  ~ScopedHarnessStream();
+  ScopedHarnessStream(const ScopedHarnessStream&) = delete;
+  ScopedHarnessStream& operator=(const ScopedHarnessStream&) = delete;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kb::harness

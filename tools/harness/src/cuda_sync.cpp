@@ -1,0 +1,41 @@
+#include "kbuild/harness/cuda_sync.h"
+
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
+
+namespace kb::harness {
+
+namespace {
+
+std::string Describe(cudaError_t error) {
+  if (error == cudaSuccess) error = cudaGetLastError();
+  if (error == cudaSuccess) return "";
+  return std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error);
+}
+
+}  // namespace
+
+std::string SyncCurrentStream(c10::Device device) {
+  if (!device.is_cuda()) return "";
+  return Describe(cudaStreamSynchronize(c10::cuda::getCurrentCUDAStream(device.index()).stream()));
+}
+
+std::string SyncDevice(c10::Device device) {
+  if (!device.is_cuda()) return "";
+  return Describe(cudaDeviceSynchronize());
+}
+
+struct ScopedHarnessStream::Impl {
+  explicit Impl(c10::Device device)
+      : guard(c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device.index())) {}
+  c10::cuda::CUDAStreamGuard guard;
+};
+
+ScopedHarnessStream::ScopedHarnessStream(c10::Device device) {
+  if (device.is_cuda()) impl_ = std::make_unique<Impl>(device);
+}
+
+ScopedHarnessStream::~ScopedHarnessStream() = default;
+
+}  // namespace kb::harness

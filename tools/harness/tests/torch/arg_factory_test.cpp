@@ -1,0 +1,72 @@
+#include "kbuild/harness/arg_factory.h"
+
+#include <gtest/gtest.h>
+
+#include "kbuild/harness/element_checks.h"
+
+namespace kb::harness {
+namespace {
+
+Case MakeCase(bool offset, bool strided) {
+  Case c;
+  c.shape = {3, 5};
+  c.dtype = at::kBFloat16;
+  c.offset_view = offset;
+  c.non_contiguous = strided;
+  return c;
+}
+
+TEST(Case, NamesShapeDtypeAndFlags) {
+  EXPECT_EQ(MakeCase(true, true).Name(), "3x5 bf16 offset_view non_contiguous");
+  EXPECT_EQ(MakeCases({{1}, {2, 3}}, {at::kFloat, at::kHalf}).size(), 4u);
+  EXPECT_EQ(MakeCases({{2, 3}}, {at::kHalf})[0].Name(), "2x3 fp16");
+}
+
+TEST(ArgFactory, PlainInputIsAlignedInsideGuards) {
+  ArgFactory f(MakeCase(false, false), at::kCPU, 1);
+  at::Tensor x = f.Input({3, 5});
+  EXPECT_TRUE(x.is_contiguous());
+  EXPECT_EQ(x.storage_offset() * 2 % 256, 0);
+  const MadeTensor* made = f.Find(x);
+  ASSERT_NE(made, nullptr);
+  EXPECT_EQ(made->role, Role::kInput);
+  // Guards hold a NaN, so reading past the end brings in NaN.
+  EXPECT_TRUE(std::isnan(made->base[x.storage_offset() + 15].item<float>()));
+  EXPECT_TRUE(std::isnan(made->base[x.storage_offset() - 1].item<float>()));
+  EXPECT_FALSE(at::isnan(x).any().item<bool>());
+}
+
+TEST(ArgFactory, OffsetViewIsMisalignedByOneElement) {
+  ArgFactory f(MakeCase(true, false), at::kCPU, 1);
+  at::Tensor x = f.Input({3, 5});
+  EXPECT_EQ(x.storage_offset() * 2 % 256, 2);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(x.data_ptr()) % 16, 2u);
+  EXPECT_EQ(f.Param({5}).storage_offset() * 2 % 256, 0) << "params keep the plain layout";
+}
+
+TEST(ArgFactory, NonContiguousInputHasStrideTwo) {
+  ArgFactory f(MakeCase(false, true), at::kCPU, 1);
+  at::Tensor x = f.Input({3, 5});
+  EXPECT_FALSE(x.is_contiguous());
+  EXPECT_EQ(x.strides(), at::IntArrayRef({10, 2}));
+  EXPECT_TRUE(f.Output({3, 5}).is_contiguous()) << "outputs stay contiguous";
+}
+
+TEST(ArgFactory, OutputsArePoisoned) {
+  ArgFactory f(MakeCase(false, false), at::kCPU, 1);
+  at::Tensor out = f.Output({3, 5}).contiguous();
+  PoisonScan scan = ScanPoison(out.data_ptr(), 15, PoisonFor(DType::kBFloat16, 2));
+  EXPECT_EQ(scan.count, 15);
+}
+
+TEST(ArgFactory, SameSeedSameValuesOtherSeedOtherValues) {
+  at::Tensor a = ArgFactory(MakeCase(false, false), at::kCPU, 7).Input({3, 5});
+  at::Tensor b = ArgFactory(MakeCase(true, false), at::kCPU, 7).Input({3, 5});
+  at::Tensor c = ArgFactory(MakeCase(false, false), at::kCPU, 8).Input({3, 5});
+  EXPECT_TRUE(at::equal(a, b));
+  EXPECT_FALSE(at::equal(a, c));
+  EXPECT_GT(a.to(at::kFloat).std().item<float>(), 0.5) << "random normal, not constant";
+}
+
+}  // namespace
+}  // namespace kb::harness
