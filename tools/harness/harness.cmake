@@ -1,0 +1,65 @@
+# The kbuild test/benchmark harness, for a kernel project's generated CMake:
+#
+#   include(<KBUILD_HOME>/tools/harness/harness.cmake)
+#   target_link_libraries(my_tests PRIVATE kbuild_harness GTest::gtest_main)
+#
+# The caller must set, before the include:
+#   KBUILD_TORCH_INCLUDE_DIRS  torch/include (and torch/include/torch/csrc/api/include)
+#   KBUILD_TORCH_LIBRARIES     c10, torch, torch_cpu, torch_cuda, c10_cuda (names or paths)
+#   KBUILD_TORCH_LIBRARY_DIR   torch/lib (for the link path and the run path)
+# With KBUILD_HARNESS_CORE_ONLY=ON only the torch-free core is defined (CI
+# machines without torch test it).
+#
+# Targets: kbuild_harness_core (stats, tolerances, JSON, physics, regression
+# compare: no torch, no CUDA) and kbuild_harness (CheckOp, RegisterBenchmark).
+include_guard(GLOBAL)
+
+set(KBUILD_HARNESS_DIR "${CMAKE_CURRENT_LIST_DIR}")
+find_package(nlohmann_json 3 REQUIRED)
+
+add_library(kbuild_harness_core STATIC
+  ${KBUILD_HARNESS_DIR}/src/tolerance.cpp
+  ${KBUILD_HARNESS_DIR}/src/stats.cpp
+  ${KBUILD_HARNESS_DIR}/src/element_checks.cpp
+  ${KBUILD_HARNESS_DIR}/src/physics.cpp
+  ${KBUILD_HARNESS_DIR}/src/results.cpp
+  ${KBUILD_HARNESS_DIR}/src/regression.cpp)
+target_include_directories(kbuild_harness_core PUBLIC ${KBUILD_HARNESS_DIR}/include)
+target_compile_features(kbuild_harness_core PUBLIC cxx_std_20)
+target_link_libraries(kbuild_harness_core PUBLIC nlohmann_json::nlohmann_json)
+target_compile_options(kbuild_harness_core PRIVATE -Wall -Wextra)
+
+if(NOT KBUILD_HARNESS_CORE_ONLY)
+  foreach(var KBUILD_TORCH_INCLUDE_DIRS KBUILD_TORCH_LIBRARIES KBUILD_TORCH_LIBRARY_DIR)
+    if(NOT ${var})
+      message(FATAL_ERROR "harness.cmake: ${var} is not set; the including project must set it "
+                          "(see the comment at the top of ${CMAKE_CURRENT_LIST_FILE})")
+    endif()
+  endforeach()
+  find_package(CUDAToolkit REQUIRED)
+  find_package(benchmark REQUIRED)
+
+  add_library(kbuild_harness STATIC
+    ${KBUILD_HARNESS_DIR}/src/case.cpp
+    ${KBUILD_HARNESS_DIR}/src/arg_factory.cpp
+    ${KBUILD_HARNESS_DIR}/src/dispatch.cpp
+    ${KBUILD_HARNESS_DIR}/src/cuda_sync.cpp
+    ${KBUILD_HARNESS_DIR}/src/trial.cpp
+    ${KBUILD_HARNESS_DIR}/src/check_op.cpp
+    ${KBUILD_HARNESS_DIR}/src/timing.cpp
+    ${KBUILD_HARNESS_DIR}/src/peak.cpp
+    ${KBUILD_HARNESS_DIR}/src/benchmark.cpp)
+  target_include_directories(kbuild_harness PUBLIC ${KBUILD_TORCH_INCLUDE_DIRS})
+  # pip's torch is built with the C++11 ABI; mixing ABIs fails at link time.
+  target_compile_definitions(kbuild_harness PUBLIC _GLIBCXX_USE_CXX11_ABI=1)
+  target_link_directories(kbuild_harness PUBLIC ${KBUILD_TORCH_LIBRARY_DIR})
+  target_link_libraries(kbuild_harness PUBLIC
+    kbuild_harness_core ${KBUILD_TORCH_LIBRARIES} CUDA::cudart benchmark::benchmark)
+  target_link_options(kbuild_harness PUBLIC "LINKER:-rpath,${KBUILD_TORCH_LIBRARY_DIR}")
+endif()
+
+# Links a project's op library so its TORCH_LIBRARY registration runs even
+# though no symbol of it is referenced (otherwise --as-needed drops it).
+function(kbuild_harness_link_ops target ops_library)
+  target_link_libraries(${target} PRIVATE "-Wl,--no-as-needed" ${ops_library} "-Wl,--as-needed")
+endfunction()

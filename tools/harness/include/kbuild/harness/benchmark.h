@@ -1,0 +1,65 @@
+// RegisterBenchmark: honest GPU timing of a registered op, on Google
+// Benchmark's manual-time API.
+//
+//   kb::harness::BenchSpec spec;
+//   spec.op = kb::harness::ProjectOp("rms_norm");
+//   spec.cases = kb::harness::MakeCases({{2048, 4096}, {8192, 4096}}, {at::kBFloat16});
+//   spec.make_args = ...;                                   // as for CheckOp
+//   spec.bytes = [](const kb::harness::Case& c) {           // x read + y write + weight
+//     return 2.0 * c.shape[0] * c.shape[1] * 2 + c.shape[1] * 2; };
+//   spec.baselines = {{"at::rms_norm", [](const kb::harness::Args& a) { ... }}};
+//   kb::harness::RegisterBenchmark(spec);
+//   KB_BENCHMARK_MAIN();
+//
+// Per case: optional correctness check first, warm-up, timed launches (CUDA
+// events on the current stream, L2 flushed before each; or --graph), median
+// and p10/p90, GB/s, % of the measured copy bandwidth, TFLOP/s, speedup per
+// baseline. Results above physics, or with GPU work outside the timed stream,
+// fail. $KBUILD_BENCH_JSON receives the document (docs/harness.md).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kbuild/harness/arg_factory.h"
+#include "kbuild/harness/case.h"
+#include "kbuild/harness/dispatch.h"
+#include "kbuild/harness/results.h"
+
+namespace kb::harness {
+
+struct Baseline {
+  std::string name;                      // "eager composite", "at::rms_norm"
+  std::function<void(const Args&)> run;  // enqueue on the current stream
+};
+
+struct BenchSpec {
+  std::string name;  // defaults to op
+  std::string op;    // "<namespace>::<op>"; see ProjectOp
+  std::vector<Case> cases;  // Case::correctness_only marks tiny shapes that do not score
+  std::function<Args(ArgFactory&)> make_args;
+  std::function<double(const Case&)> bytes;  // bytes the op must move: explicit formula
+  std::function<double(const Case&)> flops;  // optional
+  std::vector<Baseline> baselines;
+  // Optional: checked (one trial, CheckOp rules) before the case is timed.
+  std::function<std::vector<at::Tensor>(const Args&)> reference;
+  int warmup = 10;
+  int iterations = 100;
+  std::optional<bool> graph;  // default: --graph flag or KBUILD_BENCH_GRAPH=1
+};
+
+void RegisterBenchmark(const BenchSpec& spec);
+
+// Measures one case without Google Benchmark (RegisterBenchmark's body).
+BenchRecord MeasureCase(const BenchSpec& spec, const Case& c);
+
+// Strips --graph, runs Google Benchmark, writes $KBUILD_BENCH_JSON.
+// Returns 1 when any case failed (impossible result, incorrect, CUDA error).
+int BenchmarkMain(int argc, char** argv);
+
+}  // namespace kb::harness
+
+#define KB_BENCHMARK_MAIN() \
+  int main(int argc, char** argv) { return ::kb::harness::BenchmarkMain(argc, argv); }

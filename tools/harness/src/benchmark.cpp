@@ -1,0 +1,209 @@
+#include "kbuild/harness/benchmark.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <mutex>
+
+#include "kbuild/harness/check_op.h"
+#include "kbuild/harness/cuda_sync.h"
+#include "kbuild/harness/timing.h"
+
+namespace kb::harness {
+
+namespace {
+
+// Timing inputs use their own seeds: never the tensors a test checked.
+constexpr std::uint64_t kBenchSeed = 0xBE7C4;
+// Cap on rotated input sets (graph mode), to bound memory.
+constexpr int kMaxInputSets = 64;
+
+struct BenchState {
+  std::vector<BenchRecord> records;
+  std::optional<Peak> peak;
+  std::string peak_error;
+  bool graph_flag = false;
+};
+
+BenchState& State() {
+  static BenchState state;
+  return state;
+}
+
+const Peak& ResolvePeak() {
+  BenchState& s = State();
+  if (!s.peak) {
+    s.peak = PeakFromEnvironment(ProcessEnvironment(), &s.peak_error);
+    if (!s.peak && s.peak_error.empty()) {
+      s.peak = Peak{MeasureCopyBandwidthGbps(), 0, "measured in-process (1 GiB device-to-device copy)"};
+    }
+    if (!s.peak) s.peak = Peak{};
+  }
+  return *s.peak;
+}
+
+void WriteDocument() {
+  auto path = ProcessEnvironment()("KBUILD_BENCH_JSON");
+  std::string error;
+  if (path && !WriteJsonFile(*path, BenchDocument(State().records, ResolvePeak(), DeviceName()), &error)) {
+    std::cerr << "kbuild harness: " << error << "\n";
+  }
+}
+
+std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+bool GraphMode(const BenchSpec& spec) {
+  if (spec.graph) return *spec.graph;
+  auto env = ProcessEnvironment()("KBUILD_BENCH_GRAPH");
+  return State().graph_flag || (env && *env == "1");
+}
+
+// Checks the op on this case's shape before timing it; "" when correct.
+std::string CheckFirst(const BenchSpec& spec, const Case& c) {
+  if (!spec.reference) return "";
+  OpSpec check;
+  check.test = spec.name.empty() ? spec.op : spec.name;
+  check.op = spec.op;
+  check.cases = {c};
+  check.make_args = spec.make_args;
+  check.reference = spec.reference;
+  check.trials = 1;
+  OpReport report = CheckOp(check);
+  if (report.passed()) return "";
+  const TestRecord& r = report.records.front();
+  return "incorrect (" + std::string(FailReasonName(r.reason)) + "): " + FirstLine(r.message);
+}
+
+// Times one callable over the sets; records problems; returns the summary.
+Summary TimeOne(const std::string& what, const std::function<void(const Args&)>& call,
+                const std::vector<Args>& sets, const BenchSpec& spec, bool graph, BenchRecord* record) {
+  TimingOptions options{spec.warmup, spec.iterations, static_cast<int>(sets.size()), graph};
+  Timing timing;
+  try {
+    timing = TimeLaunches([&](int set) { call(sets[set]); }, options);
+  } catch (const std::exception& e) {
+    timing.error = FirstLine(e.what());
+  }
+  if (!timing.error.empty()) {
+    record->problems.push_back(what + ": " + timing.error);
+    return {};
+  }
+  if (WorkOutsideTimedStream(timing)) {
+    record->problems.push_back(
+        what + ": the host clock saw " + std::to_string(timing.host_us) + " us of GPU work but the "
+        "events on the current stream only " + std::to_string(timing.event_us) +
+        " us: work runs on another stream\nhint: launch on at::cuda::getCurrentCUDAStream()");
+  }
+  if (record->host_over_event == 0 && timing.event_us > 0) record->host_over_event = timing.host_us / timing.event_us;
+  return Summarize(timing.samples_us);
+}
+
+}  // namespace
+
+BenchRecord MeasureCase(const BenchSpec& spec, const Case& c) {
+  BenchRecord r;
+  r.benchmark = spec.name.empty() ? spec.op : spec.name;
+  r.op = spec.op;
+  r.case_name = c.Name();
+  r.shape = c.shape;
+  r.dtype = std::string(DTypeName(ToDType(c.dtype)));
+  r.correctness_only = c.correctness_only;
+  r.warmup = spec.warmup;
+  r.iterations = spec.iterations;
+  const bool graph = GraphMode(spec);
+  r.mode = graph ? "graph+rotate" : "events+l2flush";
+  r.bytes = spec.bytes ? spec.bytes(c) : 0;
+  r.flops = spec.flops ? spec.flops(c) : 0;
+  const Peak& peak = ResolvePeak();
+  if (!State().peak_error.empty()) r.problems.push_back(State().peak_error);
+
+  std::string error;
+  std::optional<OpHandle> op = OpHandle::Find(spec.op, &error);
+  if (error.empty() && (!spec.make_args || !spec.bytes)) {
+    error = "the spec needs make_args and bytes\nhint: set both (see benchmark.h)";
+  }
+  if (error.empty()) error = CheckFirst(spec, c);
+  if (!error.empty()) {
+    r.problems.push_back(error);
+    return r;
+  }
+
+  ScopedHarnessStream stream(at::kCUDA);
+  // Graph mode has no flush: rotate over enough sets to exceed 2x L2.
+  int set_count = 1;
+  if (graph && r.bytes > 0) {
+    set_count = static_cast<int>(std::ceil(2.0 * static_cast<double>(L2CacheBytes()) / r.bytes)) + 1;
+    set_count = std::clamp(set_count, 1, kMaxInputSets);
+  }
+  std::vector<Args> sets;
+  for (int i = 0; i < set_count; ++i) {
+    ArgFactory factory(c, at::kCUDA, kBenchSeed + static_cast<std::uint64_t>(i));
+    sets.push_back(spec.make_args(factory));
+  }
+  auto call_op = [&](const Args& args) { op->Call(args); };
+  r.time_us = TimeOne("op", call_op, sets, spec, graph, &r);
+  for (const Baseline& b : spec.baselines) {
+    BaselineResult result{b.name, TimeOne("baseline '" + b.name + "'", b.run, sets, spec, graph, &r), 0};
+    if (r.time_us.median > 0) result.speedup = result.time_us.median / r.time_us.median;
+    r.baselines.push_back(result);
+  }
+  const double seconds = r.time_us.median * 1e-6;
+  if (seconds > 0) {
+    r.gbps = r.bytes / seconds / 1e9;
+    r.tflops = r.flops / seconds / 1e12;
+    if (peak.bandwidth_gbps > 0) r.percent_of_peak = 100.0 * r.gbps / peak.bandwidth_gbps;
+  }
+  if (PhysicsVerdict v = CheckPhysics(r.gbps, r.tflops, peak); v.impossible) r.problems.push_back(v.message);
+  return r;
+}
+
+void RegisterBenchmark(const BenchSpec& spec) {
+  for (const Case& c : spec.cases) {
+    const std::string name = (spec.name.empty() ? spec.op : spec.name) + "/" + c.Name();
+    benchmark::RegisterBenchmark(name.c_str(), [spec, c](benchmark::State& state) {
+      for (auto _ : state) {
+        BenchRecord r;
+        try {
+          r = MeasureCase(spec, c);
+        } catch (const std::exception& e) {  // e.g. no usable GPU: fail the case, keep going
+          r.benchmark = spec.name.empty() ? spec.op : spec.name;
+          r.case_name = c.Name();
+          r.problems.push_back(FirstLine(e.what()));
+        }
+        state.SetIterationTime(std::max(r.time_us.median, 1e-3) * 1e-6);
+        state.counters["GB/s"] = r.gbps;
+        state.counters["%peak"] = r.percent_of_peak;
+        if (r.flops > 0) state.counters["TFLOP/s"] = r.tflops;
+        for (const BaselineResult& b : r.baselines) state.counters["x " + b.name] = b.speedup;
+        State().records.push_back(r);
+        WriteDocument();  // after every case: a crash keeps what was measured
+        if (r.failed()) state.SkipWithError(r.problems.front().c_str());
+      }
+    })->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+  }
+}
+
+int BenchmarkMain(int argc, char** argv) {
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--graph") == 0) {
+      State().graph_flag = true;
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  int count = static_cast<int>(args.size());
+  benchmark::Initialize(&count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  WriteDocument();
+  for (const BenchRecord& r : State().records) {
+    if (r.failed()) return 1;
+  }
+  return 0;
+}
+
+}  // namespace kb::harness
