@@ -1,0 +1,81 @@
+// Each deliberately wrong op must FAIL the harness for the right reason; the
+// correct op must pass. Runs on the GPU machine (one H200).
+#include <ATen/ATen.h>
+
+#include "kbuild/harness/op_test.h"
+
+namespace {
+
+using kb::harness::Args;
+using kb::harness::ArgFactory;
+using kb::harness::FailReason;
+using kb::harness::OpSpec;
+
+// Odd sizes, one element, hidden % 4 != 0, and aligned sizes for contrast.
+std::vector<std::vector<int64_t>> Shapes() { return {{1, 1}, {7, 33}, {3, 4097}, {19, 111}, {64, 4096}}; }
+
+OpSpec RmsNormSpec(const std::string& op) {
+  OpSpec spec;
+  spec.op = kb::harness::ProjectOp(op);
+  spec.cases = kb::harness::MakeCases(Shapes(), {at::kFloat});
+  for (auto& c : kb::harness::MakeCases({{7, 33}}, {at::kFloat}, {.offset_view = true})) spec.cases.push_back(c);
+  spec.make_args = [](ArgFactory& f) {
+    const auto& s = f.test_case().shape;
+    return Args{f.Output(s), f.Input(s), 1e-6};
+  };
+  spec.reference = [](const Args& a) {
+    const at::Tensor x = a[1].toTensor();
+    return std::vector<at::Tensor>{x * at::rsqrt(x.pow(2).mean(-1, true) + a[2].toDouble())};
+  };
+  return spec;
+}
+
+KB_OP_TEST(GoodKernels, RmsNormPasses, RmsNormSpec("rms_norm"));
+
+TEST(GoodKernels, RmsNormRejectsNonContiguous) {
+  OpSpec spec = RmsNormSpec("rms_norm");
+  spec.cases = kb::harness::MakeCases({{4, 64}}, {at::kFloat}, {.non_contiguous = true, .expects_rejection = true});
+  kb::harness::ExpectOpPasses(spec);
+}
+
+TEST(GoodKernels, CopyPasses) {
+  OpSpec spec;
+  spec.op = kb::harness::ProjectOp("copy");
+  spec.cases = kb::harness::MakeCases({{1}, {33}, {4097}, {1 << 20}}, {at::kFloat});
+  for (auto& c : kb::harness::MakeCases({{4097}}, {at::kFloat}, {.offset_view = true})) spec.cases.push_back(c);
+  spec.make_args = [](ArgFactory& f) { return Args{f.Output(f.test_case().shape), f.Input(f.test_case().shape)}; };
+  spec.reference = [](const Args& a) { return std::vector<at::Tensor>{a[1].toTensor()}; };
+  kb::harness::ExpectOpPasses(spec);
+}
+
+TEST(BadKernels, SkipsLastElement) { kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_skips_last"), {FailReason::kUnwritten}); }
+
+TEST(BadKernels, MissesTailOnOddSizes) {
+  kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_misses_tail"), {FailReason::kUnwritten});
+}
+
+TEST(BadKernels, SharedMemoryRaceWithoutBarrier) {
+  kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_shared_race"), {FailReason::kMismatch});
+}
+
+TEST(BadKernels, ProducesNaN) { kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_nan"), {FailReason::kNonFinite}); }
+
+TEST(BadKernels, WritesItsInput) {
+  kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_writes_input"), {FailReason::kInputModified});
+}
+
+TEST(BadKernels, ReadsPastTheEndOnOddSizes) {
+  // The last row pulls in the NaN guard; other rows pull in the next row's values.
+  kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_reads_past_end"), {FailReason::kNonFinite, FailReason::kMismatch});
+}
+
+TEST(BadKernels, WorksOnASideStreamWithoutJoining) {
+  kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_side_stream"), {FailReason::kLateWrite});
+}
+
+TEST(BadKernels, ReturnsOutputCachedOnAnEarlierCall) {
+  // Trial 1 computes honestly; fresh values in the reused buffer expose it.
+  kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_memoized"), {FailReason::kMismatch});
+}
+
+}  // namespace

@@ -1,0 +1,79 @@
+// Registers the correct ops (rms_norm, copy) and one op per deliberate flaw
+// (rms_norm_<flaw>, same schema as rms_norm).
+#include "torch_binding.h"
+
+#include <ATen/cuda/CUDAContext.h>
+#include <torch/library.h>
+
+#include "../bad_kernels_cuda/bad_kernels.h"
+#include "registration.h"
+
+namespace {
+
+using bad_kernels::Flaw;
+
+void CheckArgs(const at::Tensor& out, const at::Tensor& x) {
+  TORCH_CHECK(x.is_cuda() && out.is_cuda(), "x and out must be CUDA tensors");
+  TORCH_CHECK(x.scalar_type() == at::kFloat && out.scalar_type() == at::kFloat,
+              "x and out must be float32, got ", x.scalar_type(), " and ", out.scalar_type());
+  TORCH_CHECK(x.dim() == 2, "x must be 2-D [rows, hidden], got ", x.dim(), " dims");
+  TORCH_CHECK(x.is_contiguous(), "x must be contiguous (strides ", x.strides(), ")");
+  TORCH_CHECK(out.is_contiguous(), "out must be contiguous");
+  TORCH_CHECK(out.sizes() == x.sizes(), "out must have x's shape ", x.sizes(), ", got ", out.sizes());
+}
+
+void Check(cudaError_t status, const char* op) {
+  TORCH_CHECK(status == cudaSuccess, op, ": kernel launch failed: ", cudaGetErrorString(status));
+}
+
+template <Flaw F>
+void RmsNormWith(at::Tensor& out, const at::Tensor& x, double eps) {
+  CheckArgs(out, x);
+  Check(bad_kernels::LaunchRmsNorm(F, out.data_ptr<float>(), const_cast<float*>(x.data_ptr<float>()),
+                                   x.size(0), x.size(1), static_cast<float>(eps),
+                                   at::cuda::getCurrentCUDAStream()),
+        "rms_norm");
+}
+
+void RmsNormMemoized(at::Tensor& out, const at::Tensor& x, double eps) {
+  CheckArgs(out, x);
+  Check(bad_kernels::LaunchRmsNormMemoized(out.data_ptr<float>(), x.data_ptr<float>(), x.size(0), x.size(1),
+                                           static_cast<float>(eps), at::cuda::getCurrentCUDAStream()),
+        "rms_norm_memoized");
+}
+
+}  // namespace
+
+void rms_norm(at::Tensor& out, const at::Tensor& x, double eps) { RmsNormWith<Flaw::kNone>(out, x, eps); }
+
+void copy(at::Tensor& out, const at::Tensor& x) {
+  TORCH_CHECK(x.is_cuda() && x.scalar_type() == at::kFloat && x.is_contiguous(),
+              "x must be a contiguous float32 CUDA tensor");
+  TORCH_CHECK(out.is_contiguous() && out.sizes() == x.sizes() && out.scalar_type() == at::kFloat,
+              "out must be contiguous float32 with x's shape ", x.sizes());
+  Check(bad_kernels::LaunchCopy(out.data_ptr<float>(), x.data_ptr<float>(), x.numel(),
+                                at::cuda::getCurrentCUDAStream()),
+        "copy");
+}
+
+TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
+  ops.def("copy(Tensor(a!) out, Tensor x) -> ()");
+  ops.impl("copy", c10::kCUDA, &copy);
+  const char* schema = "(Tensor(a!) out, Tensor x, float eps) -> ()";
+  for (const char* name : {"rms_norm", "rms_norm_skips_last", "rms_norm_misses_tail", "rms_norm_shared_race",
+                           "rms_norm_nan", "rms_norm_writes_input", "rms_norm_reads_past_end",
+                           "rms_norm_side_stream", "rms_norm_memoized"}) {
+    ops.def((std::string(name) + schema).c_str());
+  }
+  ops.impl("rms_norm", c10::kCUDA, &rms_norm);
+  ops.impl("rms_norm_skips_last", c10::kCUDA, &RmsNormWith<Flaw::kSkipsLast>);
+  ops.impl("rms_norm_misses_tail", c10::kCUDA, &RmsNormWith<Flaw::kMissesTail>);
+  ops.impl("rms_norm_shared_race", c10::kCUDA, &RmsNormWith<Flaw::kSharedRace>);
+  ops.impl("rms_norm_nan", c10::kCUDA, &RmsNormWith<Flaw::kProducesNaN>);
+  ops.impl("rms_norm_writes_input", c10::kCUDA, &RmsNormWith<Flaw::kWritesInput>);
+  ops.impl("rms_norm_reads_past_end", c10::kCUDA, &RmsNormWith<Flaw::kReadsPastEnd>);
+  ops.impl("rms_norm_side_stream", c10::kCUDA, &RmsNormWith<Flaw::kSideStream>);
+  ops.impl("rms_norm_memoized", c10::kCUDA, &RmsNormMemoized);
+}
+
+REGISTER_EXTENSION(TORCH_EXTENSION_NAME)
