@@ -86,19 +86,23 @@ Expected<std::vector<std::string>> CudaFlagsFor(const KernelTarget& k, bool debu
 
 void RenderTorchTarget(const CMakePlan& plan, std::ostringstream& out) {
   const fs::path lib = plan.torch.LibDir();
+  // The KBUILD_TORCH_* variables are also what tools/harness/harness.cmake reads.
   out << "# libtorch from " << plan.torch.torch_dir.generic_string() << " (found by "
       << plan.torch.found_by << ").\n"
-      << "add_library(kbuild_torch INTERFACE)\n"
-      << "target_include_directories(kbuild_torch SYSTEM INTERFACE"
+      << "set(KBUILD_TORCH_INCLUDE_DIRS"
       << QuoteList({plan.torch.IncludeDir(), plan.torch.ApiIncludeDir()}, "  ") << ")\n"
-      << "target_compile_definitions(kbuild_torch INTERFACE _GLIBCXX_USE_CXX11_ABI="
-      << (plan.torch.cxx11_abi ? 1 : 0) << ")\n"
-      << "target_link_libraries(kbuild_torch INTERFACE";
+      << "set(KBUILD_TORCH_LIBRARY_DIR " << Quote(lib.generic_string()) << ")\n"
+      << "set(KBUILD_TORCH_LIBRARIES";
   for (const char* name :
        {"libc10.so", "libtorch.so", "libtorch_cpu.so", "libtorch_cuda.so", "libc10_cuda.so"}) {
     out << "\n  " << Quote((lib / name).generic_string());
   }
-  out << "\n  CUDA::cudart)\n\n";
+  out << ")\n"
+      << "add_library(kbuild_torch INTERFACE)\n"
+      << "target_include_directories(kbuild_torch SYSTEM INTERFACE ${KBUILD_TORCH_INCLUDE_DIRS})\n"
+      << "target_compile_definitions(kbuild_torch INTERFACE _GLIBCXX_USE_CXX11_ABI="
+      << (plan.torch.cxx11_abi ? 1 : 0) << ")\n"
+      << "target_link_libraries(kbuild_torch INTERFACE ${KBUILD_TORCH_LIBRARIES} CUDA::cudart)\n\n";
 }
 
 void RenderKernel(const KernelTarget& k, const std::vector<std::string>& cuda_flags, bool debug,
@@ -149,14 +153,18 @@ void RenderHarnessTargets(const CMakePlan& plan, std::ostringstream& out) {
         << "add_executable(" << kTestsTarget << QuoteList(plan.test_sources, "  ") << ")\n"
         << "target_link_libraries(" << kTestsTarget
         << " PRIVATE GTest::gtest GTest::gtest_main kbuild_harness kbuild_torch " << kOpsTarget
-        << ")\n";
+        << ")\n"
+        << "target_compile_definitions(" << kTestsTarget
+        << " PRIVATE TORCH_EXTENSION_NAME=" << plan.op_namespace << ")\n";
   }
   if (!plan.benchmark_sources.empty()) {
     out << "find_package(benchmark REQUIRED)\n"
         << "add_executable(" << kBenchmarksTarget << QuoteList(plan.benchmark_sources, "  ")
         << ")\n"
         << "target_link_libraries(" << kBenchmarksTarget
-        << " PRIVATE benchmark::benchmark kbuild_harness kbuild_torch " << kOpsTarget << ")\n";
+        << " PRIVATE benchmark::benchmark kbuild_harness kbuild_torch " << kOpsTarget << ")\n"
+        << "target_compile_definitions(" << kBenchmarksTarget
+        << " PRIVATE TORCH_EXTENSION_NAME=" << plan.op_namespace << ")\n";
   }
   out << "\n";
 }

@@ -64,7 +64,7 @@ std::vector<fs::path> RealFileSystem::ListFilesRecursive(const fs::path& dir) co
   if (!fs::is_directory(dir, ec)) return out;
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
        it.increment(ec)) {
-    if (it->is_regular_file()) out.push_back(fs::relative(it->path(), dir));
+    if (it->is_regular_file()) out.push_back(it->path().lexically_relative(dir));  // keep links as named
   }
   std::sort(out.begin(), out.end());
   return out;
