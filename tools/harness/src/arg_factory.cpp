@@ -14,7 +14,8 @@ constexpr std::int64_t kGuardBytes = 256;
 
 std::vector<std::int64_t> ContiguousStrides(const std::vector<std::int64_t>& shape) {
   std::vector<std::int64_t> strides(shape.size(), 1);
-  for (std::size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * std::max<std::int64_t>(shape[i], 1);
+  for (std::size_t i = shape.size(); i-- > 1;)
+    strides[i - 1] = strides[i] * std::max<std::int64_t>(shape[i], 1);
   return strides;
 }
 
@@ -49,8 +50,8 @@ at::Tensor ArgFactory::Make(at::IntArrayRef shape_ref, std::optional<at::ScalarT
   const at::ScalarType dtype = dtype_opt.value_or(case_.dtype);
   const std::vector<std::int64_t> shape = shape_ref.vec();
   const bool follows_case = role != Role::kParam;
-  const bool strided = case_.non_contiguous && !shape.empty() &&
-                       (role == Role::kInput || role == Role::kInPlace);
+  const bool strided =
+      case_.non_contiguous && !shape.empty() && (role == Role::kInput || role == Role::kInPlace);
 
   // Non-contiguous: the view takes every other element of a buffer twice as wide.
   std::vector<std::int64_t> wide = shape;
@@ -63,7 +64,8 @@ at::Tensor ArgFactory::Make(at::IntArrayRef shape_ref, std::optional<at::ScalarT
   const std::int64_t element_size = static_cast<std::int64_t>(c10::elementSize(dtype));
   const std::int64_t guard = std::max<std::int64_t>(kGuardBytes / element_size, 1);
   const std::int64_t offset = guard + (follows_case && case_.offset_view ? 1 : 0);
-  at::Tensor base = PoisonedCpuBuffer(offset + wide_numel + guard, dtype, /*guard=*/true).to(device_);
+  at::Tensor base =
+      PoisonedCpuBuffer(offset + wide_numel + guard, dtype, /*guard=*/true).to(device_);
   at::Tensor view = base.as_strided(shape, strides, offset);
 
   if (role == Role::kOutput) {

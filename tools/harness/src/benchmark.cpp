@@ -37,7 +37,8 @@ const Peak& ResolvePeak() {
   if (!s.peak) {
     s.peak = PeakFromEnvironment(ProcessEnvironment(), &s.peak_error);
     if (!s.peak && s.peak_error.empty()) {
-      s.peak = Peak{MeasureCopyBandwidthGbps(), 0, "measured in-process (1 GiB device-to-device copy)"};
+      s.peak =
+          Peak{MeasureCopyBandwidthGbps(), 0, "measured in-process (1 GiB device-to-device copy)"};
     }
     if (!s.peak) s.peak = Peak{};
   }
@@ -47,7 +48,8 @@ const Peak& ResolvePeak() {
 void WriteDocument() {
   auto path = ProcessEnvironment()("KBUILD_BENCH_JSON");
   std::string error;
-  if (path && !WriteJsonFile(*path, BenchDocument(State().records, ResolvePeak(), DeviceName()), &error)) {
+  if (path &&
+      !WriteJsonFile(*path, BenchDocument(State().records, ResolvePeak(), DeviceName()), &error)) {
     std::cerr << "kbuild harness: " << error << "\n";
   }
 }
@@ -78,7 +80,8 @@ std::string CheckFirst(const BenchSpec& spec, const Case& c) {
 
 // Times one callable over the sets; records problems; returns the summary.
 Summary TimeOne(const std::string& what, const std::function<void(const Args&)>& call,
-                const std::vector<Args>& sets, const BenchSpec& spec, bool graph, BenchRecord* record) {
+                const std::vector<Args>& sets, const BenchSpec& spec, bool graph,
+                BenchRecord* record) {
   TimingOptions options{spec.warmup, spec.iterations, static_cast<int>(sets.size()), graph};
   Timing timing;
   try {
@@ -92,11 +95,14 @@ Summary TimeOne(const std::string& what, const std::function<void(const Args&)>&
   }
   if (WorkOutsideTimedStream(timing)) {
     record->problems.push_back(
-        what + ": the host clock saw " + std::to_string(timing.host_us) + " us of GPU work but the "
-        "events on the current stream only " + std::to_string(timing.event_us) +
+        what + ": the host clock saw " + std::to_string(timing.host_us) +
+        " us of GPU work but the "
+        "events on the current stream only " +
+        std::to_string(timing.event_us) +
         " us: work runs on another stream\nhint: launch on at::cuda::getCurrentCUDAStream()");
   }
-  if (record->host_over_event == 0 && timing.event_us > 0) record->host_over_event = timing.host_us / timing.event_us;
+  if (record->host_over_event == 0 && timing.event_us > 0)
+    record->host_over_event = timing.host_us / timing.event_us;
   return Summarize(timing.samples_us);
 }
 
@@ -134,7 +140,8 @@ BenchRecord MeasureCase(const BenchSpec& spec, const Case& c) {
   // Graph mode has no flush: rotate over enough sets to exceed 2x L2.
   int set_count = 1;
   if (graph && r.bytes > 0) {
-    set_count = static_cast<int>(std::ceil(2.0 * static_cast<double>(L2CacheBytes()) / r.bytes)) + 1;
+    set_count =
+        static_cast<int>(std::ceil(2.0 * static_cast<double>(L2CacheBytes()) / r.bytes)) + 1;
     set_count = std::clamp(set_count, 1, kMaxInputSets);
   }
   std::vector<Args> sets;
@@ -145,7 +152,8 @@ BenchRecord MeasureCase(const BenchSpec& spec, const Case& c) {
   auto call_op = [&](const Args& args) { op->Call(args); };
   r.time_us = TimeOne("op", call_op, sets, spec, graph, &r);
   for (const Baseline& b : spec.baselines) {
-    BaselineResult result{b.name, TimeOne("baseline '" + b.name + "'", b.run, sets, spec, graph, &r), 0};
+    BaselineResult result{b.name,
+                          TimeOne("baseline '" + b.name + "'", b.run, sets, spec, graph, &r), 0};
     if (r.time_us.median > 0) result.speedup = result.time_us.median / r.time_us.median;
     r.baselines.push_back(result);
   }
@@ -155,33 +163,39 @@ BenchRecord MeasureCase(const BenchSpec& spec, const Case& c) {
     r.tflops = r.flops / seconds / 1e12;
     if (peak.bandwidth_gbps > 0) r.percent_of_peak = 100.0 * r.gbps / peak.bandwidth_gbps;
   }
-  if (PhysicsVerdict v = CheckPhysics(r.gbps, r.tflops, peak); v.impossible) r.problems.push_back(v.message);
+  if (PhysicsVerdict v = CheckPhysics(r.gbps, r.tflops, peak); v.impossible)
+    r.problems.push_back(v.message);
   return r;
 }
 
 void RegisterBenchmark(const BenchSpec& spec) {
   for (const Case& c : spec.cases) {
     const std::string name = (spec.name.empty() ? spec.op : spec.name) + "/" + c.Name();
-    benchmark::RegisterBenchmark(name.c_str(), [spec, c](benchmark::State& state) {
-      for (auto _ : state) {
-        BenchRecord r;
-        try {
-          r = MeasureCase(spec, c);
-        } catch (const std::exception& e) {  // e.g. no usable GPU: fail the case, keep going
-          r.benchmark = spec.name.empty() ? spec.op : spec.name;
-          r.case_name = c.Name();
-          r.problems.push_back(FirstLine(e.what()));
-        }
-        state.SetIterationTime(std::max(r.time_us.median, 1e-3) * 1e-6);
-        state.counters["GB/s"] = r.gbps;
-        state.counters["%peak"] = r.percent_of_peak;
-        if (r.flops > 0) state.counters["TFLOP/s"] = r.tflops;
-        for (const BaselineResult& b : r.baselines) state.counters["x " + b.name] = b.speedup;
-        State().records.push_back(r);
-        WriteDocument();  // after every case: a crash keeps what was measured
-        if (r.failed()) state.SkipWithError(r.problems.front().c_str());
-      }
-    })->UseManualTime()->Iterations(1)->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(
+        name.c_str(),
+        [spec, c](benchmark::State& state) {
+          for (auto _ : state) {
+            BenchRecord r;
+            try {
+              r = MeasureCase(spec, c);
+            } catch (const std::exception& e) {  // e.g. no usable GPU: fail the case, keep going
+              r.benchmark = spec.name.empty() ? spec.op : spec.name;
+              r.case_name = c.Name();
+              r.problems.push_back(FirstLine(e.what()));
+            }
+            state.SetIterationTime(std::max(r.time_us.median, 1e-3) * 1e-6);
+            state.counters["GB/s"] = r.gbps;
+            state.counters["%peak"] = r.percent_of_peak;
+            if (r.flops > 0) state.counters["TFLOP/s"] = r.tflops;
+            for (const BaselineResult& b : r.baselines) state.counters["x " + b.name] = b.speedup;
+            State().records.push_back(r);
+            WriteDocument();  // after every case: a crash keeps what was measured
+            if (r.failed()) state.SkipWithError(r.problems.front().c_str());
+          }
+        })
+        ->UseManualTime()
+        ->Iterations(1)
+        ->Unit(benchmark::kMicrosecond);
   }
 }
 

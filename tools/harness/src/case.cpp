@@ -4,11 +4,16 @@ namespace kb::harness {
 
 DType ToDType(at::ScalarType type) {
   switch (type) {
-    case at::kDouble: return DType::kFloat64;
-    case at::kFloat: return DType::kFloat32;
-    case at::kHalf: return DType::kFloat16;
-    case at::kBFloat16: return DType::kBFloat16;
-    default: return DType::kOther;
+    case at::kDouble:
+      return DType::kFloat64;
+    case at::kFloat:
+      return DType::kFloat32;
+    case at::kHalf:
+      return DType::kFloat16;
+    case at::kBFloat16:
+      return DType::kBFloat16;
+    default:
+      return DType::kOther;
   }
 }
 
@@ -27,7 +32,8 @@ std::string Case::Name() const {
     name += (i ? "x" : "") + std::to_string(shape[i]);
   }
   DType d = ToDType(dtype);
-  name += " " + (d == DType::kOther ? std::string(c10::toString(dtype)) : std::string(DTypeName(d)));
+  name +=
+      " " + (d == DType::kOther ? std::string(c10::toString(dtype)) : std::string(DTypeName(d)));
   for (const std::string& flag : Flags()) name += " " + flag;
   return name;
 }

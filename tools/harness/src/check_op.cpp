@@ -16,7 +16,8 @@ namespace {
 constexpr std::uint64_t kDefaultSeed = 20261130;
 
 std::uint64_t BaseSeed() {
-  if (auto text = ProcessEnvironment()("KBUILD_SEED")) return std::strtoull(text->c_str(), nullptr, 0);
+  if (auto text = ProcessEnvironment()("KBUILD_SEED"))
+    return std::strtoull(text->c_str(), nullptr, 0);
   return kDefaultSeed;
 }
 
@@ -32,7 +33,8 @@ TestRecord NewRecord(const OpSpec& spec, const Case& c) {
   return r;
 }
 
-TestRecord CheckCase(const OpSpec& spec, const OpHandle& op, const Case& c, std::uint64_t case_seed) {
+TestRecord CheckCase(const OpSpec& spec, const OpHandle& op, const Case& c,
+                     std::uint64_t case_seed) {
   TestRecord r = NewRecord(spec, c);
   std::vector<std::pair<std::int64_t, at::ScalarType>> returned;
   for (int trial = 0; trial < std::max(spec.trials, 1); ++trial) {
@@ -48,14 +50,16 @@ TestRecord CheckCase(const OpSpec& spec, const OpHandle& op, const Case& c, std:
     if (outcome.rejected || !r.passed()) break;  // a rejection answers the case
     returned = outcome.returned;
   }
-  if (!r.passed()) r.message += "\n(trial " + std::to_string(r.trials) + ", seed " + std::to_string(r.seed) + ")";
+  if (!r.passed())
+    r.message += "\n(trial " + std::to_string(r.trials) + ", seed " + std::to_string(r.seed) + ")";
   return r;
 }
 
 void AppendToJsonFile(const TestRecord& record) {
   auto path = ProcessEnvironment()("KBUILD_TEST_JSON");
   std::string error;
-  if (path && !AppendJsonLine(*path, ToJson(record), &error)) std::cerr << "kbuild harness: " << error << "\n";
+  if (path && !AppendJsonLine(*path, ToJson(record), &error))
+    std::cerr << "kbuild harness: " << error << "\n";
 }
 
 }  // namespace
@@ -75,7 +79,9 @@ std::string OpReport::Describe() const {
         << " rtol " << r.tolerance.rtol << ") trials " << r.trials << " seed " << r.seed << "\n";
   }
   for (const TestRecord& r : records) {
-    if (!r.passed()) out << r.op << " [" << r.case_name << "] " << FailReasonName(r.reason) << ": " << r.message << "\n";
+    if (!r.passed())
+      out << r.op << " [" << r.case_name << "] " << FailReasonName(r.reason) << ": " << r.message
+          << "\n";
   }
   if (records.empty()) out << "no cases were checked\n";
   return out.str();
@@ -85,7 +91,8 @@ OpReport CheckOp(const OpSpec& spec) {
   OpReport report;
   std::string error;
   std::optional<OpHandle> op = OpHandle::Find(spec.op, &error);
-  if (error.empty() && spec.cases.empty()) error = "the spec has no cases\nhint: set spec.cases (see MakeCases)";
+  if (error.empty() && spec.cases.empty())
+    error = "the spec has no cases\nhint: set spec.cases (see MakeCases)";
   if (error.empty() && (!spec.make_args || !spec.reference)) {
     error = "the spec needs make_args and reference\nhint: set both (see check_op.h)";
   }

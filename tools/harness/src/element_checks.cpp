@@ -7,22 +7,32 @@ namespace kb::harness {
 
 PoisonPattern PoisonFor(DType dtype, std::size_t element_size) {
   switch (dtype) {
-    case DType::kFloat64: return {0x7FFA11ED0BADBAD5ull, 8};
-    case DType::kFloat32: return {0x7FD1DEADull, 4};
-    case DType::kFloat16: return {0x7E5Bull, 2};
-    case DType::kBFloat16: return {0x7FDBull, 2};
-    case DType::kOther: break;
+    case DType::kFloat64:
+      return {0x7FFA11ED0BADBAD5ull, 8};
+    case DType::kFloat32:
+      return {0x7FD1DEADull, 4};
+    case DType::kFloat16:
+      return {0x7E5Bull, 2};
+    case DType::kBFloat16:
+      return {0x7FDBull, 2};
+    case DType::kOther:
+      break;
   }
   return {0xA5A5A5A5A5A5A5A5ull, element_size};
 }
 
 PoisonPattern GuardFor(DType dtype, std::size_t element_size) {
   switch (dtype) {
-    case DType::kFloat64: return {0x7FF8BEEF0BEEF0BEull, 8};
-    case DType::kFloat32: return {0x7FCBEEF0ull, 4};
-    case DType::kFloat16: return {0x7E3Cull, 2};
-    case DType::kBFloat16: return {0x7FCCull, 2};
-    case DType::kOther: break;
+    case DType::kFloat64:
+      return {0x7FF8BEEF0BEEF0BEull, 8};
+    case DType::kFloat32:
+      return {0x7FCBEEF0ull, 4};
+    case DType::kFloat16:
+      return {0x7E3Cull, 2};
+    case DType::kBFloat16:
+      return {0x7FCCull, 2};
+    case DType::kOther:
+      break;
   }
   return {0x5A5A5A5A5A5A5A5Aull, element_size};
 }

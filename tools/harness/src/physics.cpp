@@ -44,8 +44,9 @@ std::optional<Peak> ParseGpuJson(const std::string& text, const std::string& pat
   const nlohmann::json& measured = doc.contains("measured") ? doc["measured"] : doc;
   auto bw = measured.find("copy_bandwidth_gbps");
   if (bw == measured.end() || !bw->is_number() || !(bw->get<double>() > 0)) {
-    *error = path + ": no positive number 'copy_bandwidth_gbps'\nhint: measure it with "
-                    "`kbuild doctor` on the GPU machine, or set KBUILD_PEAK_BW_GBPS";
+    *error = path +
+             ": no positive number 'copy_bandwidth_gbps'\nhint: measure it with "
+             "`kbuild doctor` on the GPU machine, or set KBUILD_PEAK_BW_GBPS";
     return std::nullopt;
   }
   Peak peak{bw->get<double>(), 0, path};
@@ -59,7 +60,8 @@ std::optional<Peak> PeakFromEnvironment(const EnvLookup& env, std::string* error
   if (auto bw = env("KBUILD_PEAK_BW_GBPS")) {
     auto value = ParsePositive(*bw);
     if (!value) {
-      *error = "KBUILD_PEAK_BW_GBPS='" + *bw + "' is not a positive number\nhint: give GB/s, e.g. 4273";
+      *error =
+          "KBUILD_PEAK_BW_GBPS='" + *bw + "' is not a positive number\nhint: give GB/s, e.g. 4273";
       return std::nullopt;
     }
     Peak peak{*value, 0, "KBUILD_PEAK_BW_GBPS"};

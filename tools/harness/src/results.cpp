@@ -8,17 +8,28 @@ namespace kb::harness {
 
 std::string_view FailReasonName(FailReason reason) {
   switch (reason) {
-    case FailReason::kNone: return "";
-    case FailReason::kMismatch: return "mismatch";
-    case FailReason::kNonFinite: return "nonfinite";
-    case FailReason::kUnwritten: return "unwritten";
-    case FailReason::kInputModified: return "input_modified";
-    case FailReason::kLateWrite: return "late_write";
-    case FailReason::kOutOfBounds: return "out_of_bounds_write";
-    case FailReason::kCudaError: return "cuda_error";
-    case FailReason::kNotRejected: return "not_rejected";
-    case FailReason::kWrongRejection: return "wrong_rejection";
-    case FailReason::kSpecError: return "spec_error";
+    case FailReason::kNone:
+      return "";
+    case FailReason::kMismatch:
+      return "mismatch";
+    case FailReason::kNonFinite:
+      return "nonfinite";
+    case FailReason::kUnwritten:
+      return "unwritten";
+    case FailReason::kInputModified:
+      return "input_modified";
+    case FailReason::kLateWrite:
+      return "late_write";
+    case FailReason::kOutOfBounds:
+      return "out_of_bounds_write";
+    case FailReason::kCudaError:
+      return "cuda_error";
+    case FailReason::kNotRejected:
+      return "not_rejected";
+    case FailReason::kWrongRejection:
+      return "wrong_rejection";
+    case FailReason::kSpecError:
+      return "spec_error";
   }
   return "unknown";
 }
@@ -49,7 +60,7 @@ nlohmann::json ToJson(const TestRecord& r) {
 namespace {
 
 nlohmann::json ToJson(const Summary& s) {
-  return {{"median", s.median}, {"p10", s.p10}, {"p90", s.p90}, {"min", s.min},
+  return {{"median", s.median}, {"p10", s.p10},   {"p90", s.p90},    {"min", s.min},
           {"max", s.max},       {"mean", s.mean}, {"count", s.count}};
 }
 
@@ -101,9 +112,10 @@ nlohmann::json BenchDocument(const std::vector<BenchRecord>& records, const Peak
   return {
       {"schema", kBenchSchema},
       {"device", device},
-      {"peak", {{"copy_bandwidth_gbps", peak.bandwidth_gbps},
-                {"tflops", peak.tflops},
-                {"source", peak.source}}},
+      {"peak",
+       {{"copy_bandwidth_gbps", peak.bandwidth_gbps},
+        {"tflops", peak.tflops},
+        {"source", peak.source}}},
       {"cases", cases},
       {"geomean_speedup", geomean},
       {"failed", failed},
@@ -113,7 +125,8 @@ nlohmann::json BenchDocument(const std::vector<BenchRecord>& records, const Peak
 bool AppendJsonLine(const std::string& path, const nlohmann::json& value, std::string* error) {
   std::ofstream out(path, std::ios::app);
   out << value.dump() << '\n' << std::flush;
-  if (!out) *error = path + ": cannot append results\nhint: check the directory exists and is writable";
+  if (!out)
+    *error = path + ": cannot append results\nhint: check the directory exists and is writable";
   return static_cast<bool>(out);
 }
 

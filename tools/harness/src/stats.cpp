@@ -40,8 +40,6 @@ double GeometricMean(const std::vector<double>& values) {
   return std::exp(log_sum / static_cast<double>(values.size()));
 }
 
-double RelativeSpread(const Summary& s) {
-  return s.median > 0 ? (s.p90 - s.p10) / s.median : 0;
-}
+double RelativeSpread(const Summary& s) { return s.median > 0 ? (s.p90 - s.p10) / s.median : 0; }
 
 }  // namespace kb::harness

@@ -56,7 +56,9 @@ class L2Flusher {
     cudaMalloc(&buffer_, static_cast<std::size_t>(bytes_));
   }
   ~L2Flusher() { cudaFree(buffer_); }
-  void Flush(cudaStream_t stream) { cudaMemsetAsync(buffer_, 0x5A, static_cast<std::size_t>(bytes_), stream); }
+  void Flush(cudaStream_t stream) {
+    cudaMemsetAsync(buffer_, 0x5A, static_cast<std::size_t>(bytes_), stream);
+  }
 
  private:
   std::int64_t bytes_;
@@ -65,7 +67,8 @@ class L2Flusher {
 
 // Times `count` back-to-back launches with one event pair and the host clock
 // around a device-wide synchronize.
-void TimeConsistency(const Launch& launch, int count, int sets, cudaStream_t stream, Timing* timing) {
+void TimeConsistency(const Launch& launch, int count, int sets, cudaStream_t stream,
+                     Timing* timing) {
   Events events(2);
   cudaDeviceSynchronize();
   auto host_start = std::chrono::steady_clock::now();
@@ -73,7 +76,9 @@ void TimeConsistency(const Launch& launch, int count, int sets, cudaStream_t str
   for (int i = 0; i < count; ++i) launch(i % sets);
   cudaEventRecord(events[1], stream);
   cudaDeviceSynchronize();
-  timing->host_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - host_start).count();
+  timing->host_us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - host_start)
+          .count();
   timing->event_us = events.ElapsedUs(0, 1);
 }
 
@@ -88,7 +93,8 @@ Timing TimeEager(const Launch& launch, const TimingOptions& options, cudaStream_
     cudaEventRecord(events[2 * i + 1], stream);
   }
   if ((timing.error = CheckCuda(cudaDeviceSynchronize())).empty()) {
-    for (int i = 0; i < options.iterations; ++i) timing.samples_us.push_back(events.ElapsedUs(2 * i, 2 * i + 1));
+    for (int i = 0; i < options.iterations; ++i)
+      timing.samples_us.push_back(events.ElapsedUs(2 * i, 2 * i + 1));
   }
   return timing;
 }
@@ -135,14 +141,17 @@ std::string DeviceName() {
 Timing TimeLaunches(const Launch& launch, const TimingOptions& options) {
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream().stream();
   for (int i = 0; i < options.warmup; ++i) launch(i % options.input_sets);
-  if (std::string error = CheckCuda(cudaDeviceSynchronize()); !error.empty()) return {{}, 0, 0, error};
+  if (std::string error = CheckCuda(cudaDeviceSynchronize()); !error.empty())
+    return {{}, 0, 0, error};
   Timing timing;
   try {
-    timing = options.graph ? TimeGraph(launch, options, stream) : TimeEager(launch, options, stream);
+    timing =
+        options.graph ? TimeGraph(launch, options, stream) : TimeEager(launch, options, stream);
   } catch (const std::exception& e) {
     return {{}, 0, 0, std::string("launch failed while timing: ") + e.what()};
   }
-  if (timing.error.empty()) TimeConsistency(launch, options.iterations, options.input_sets, stream, &timing);
+  if (timing.error.empty())
+    TimeConsistency(launch, options.iterations, options.input_sets, stream, &timing);
   return timing;
 }
 

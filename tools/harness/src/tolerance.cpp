@@ -4,11 +4,16 @@ namespace kb::harness {
 
 std::string_view DTypeName(DType dtype) {
   switch (dtype) {
-    case DType::kFloat64: return "fp64";
-    case DType::kFloat32: return "fp32";
-    case DType::kFloat16: return "fp16";
-    case DType::kBFloat16: return "bf16";
-    case DType::kOther: break;
+    case DType::kFloat64:
+      return "fp64";
+    case DType::kFloat32:
+      return "fp32";
+    case DType::kFloat16:
+      return "fp16";
+    case DType::kBFloat16:
+      return "bf16";
+    case DType::kOther:
+      break;
   }
   return "other";
 }
@@ -26,11 +31,16 @@ std::optional<DType> ParseDType(std::string_view name) {
 // accumulates bf16 in bf16 or drops a term fails. Why each number: docs/harness.md.
 Tolerance DefaultTolerance(DType dtype) {
   switch (dtype) {
-    case DType::kFloat64: return {1e-12, 1e-12};
-    case DType::kFloat32: return {1e-5, 1e-5};
-    case DType::kFloat16: return {1e-3, 1e-3};
-    case DType::kBFloat16: return {1e-2, 1.6e-2};
-    case DType::kOther: break;
+    case DType::kFloat64:
+      return {1e-12, 1e-12};
+    case DType::kFloat32:
+      return {1e-5, 1e-5};
+    case DType::kFloat16:
+      return {1e-3, 1e-3};
+    case DType::kBFloat16:
+      return {1e-2, 1.6e-2};
+    case DType::kOther:
+      break;
   }
   return {0, 0};  // integers and bools must match exactly
 }

@@ -81,7 +81,8 @@ TrialOutcome Fail(FailReason reason, std::string message) {
 void PoisonAllocator(at::Device device,
                      const std::vector<std::pair<std::int64_t, at::ScalarType>>& sizes) {
   std::vector<at::Tensor> blocks;
-  for (const auto& [numel, dtype] : sizes) blocks.push_back(PoisonedCpuBuffer(numel, dtype).to(device));
+  for (const auto& [numel, dtype] : sizes)
+    blocks.push_back(PoisonedCpuBuffer(numel, dtype).to(device));
 }
 
 // Changed bytes in the guard bands (the buffer outside the view).
@@ -166,11 +167,12 @@ TrialOutcome RunTrial(const OpSpec& spec, const OpHandle& op, const Case& c, std
   }
   for (std::size_t k = 0; k < compared.size(); ++k) {
     if (!SameBytes(seen[k], HostCopy(compared[k].device_view))) {
-      return Fail(FailReason::kLateWrite,
-                  compared[k].label +
-                      " changed after the caller's stream finished: the op works on another "
-                      "stream the current stream does not wait for\nhint: launch on "
-                      "at::cuda::getCurrentCUDAStream(), or make it wait on the side stream's event");
+      return Fail(
+          FailReason::kLateWrite,
+          compared[k].label +
+              " changed after the caller's stream finished: the op works on another "
+              "stream the current stream does not wait for\nhint: launch on "
+              "at::cuda::getCurrentCUDAStream(), or make it wait on the side stream's event");
     }
   }
   for (const auto& [index, hash] : input_hashes) {
@@ -230,7 +232,8 @@ TrialOutcome RunTrial(const OpSpec& spec, const OpHandle& op, const Case& c, std
                                              "\nhint: check the output shape in the binding");
     }
     const std::size_t n = static_cast<std::size_t>(got.numel());
-    ErrorStats stats = CompareValues({got.data_ptr<double>(), n}, {want.data_ptr<double>(), n}, tolerance);
+    ErrorStats stats =
+        CompareValues({got.data_ptr<double>(), n}, {want.data_ptr<double>(), n}, tolerance);
     outcome.worst.max_abs_error = std::max(outcome.worst.max_abs_error, stats.max_abs_error);
     outcome.worst.rel_l2_error = std::max(outcome.worst.rel_l2_error, stats.rel_l2_error);
     std::ostringstream msg;

@@ -31,7 +31,8 @@ TEST(Poison, HalfPatternsAreNaNs) {
 }
 
 TEST(Poison, GuardNaNIsNotTheOutputPoison) {
-  for (DType d : {DType::kFloat64, DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kOther}) {
+  for (DType d :
+       {DType::kFloat64, DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kOther}) {
     EXPECT_NE(GuardFor(d, 2).bits, PoisonFor(d, 2).bits) << DTypeName(d);
   }
   float value;
@@ -95,16 +96,20 @@ TEST(Compare, ReportsFirstMismatch) {
 }
 
 TEST(Compare, NaNNeverPassesUnlessTheReferenceHasIt) {
-  ErrorStats s = CompareValues(std::vector<double>{1, kNaN, 3}, std::vector<double>{1, 2, 3}, {1, 1});
+  ErrorStats s =
+      CompareValues(std::vector<double>{1, kNaN, 3}, std::vector<double>{1, 2, 3}, {1, 1});
   EXPECT_EQ(s.nonfinite, 1);
   EXPECT_EQ(s.first_nonfinite, 1);
   EXPECT_FALSE(s.ok());
-  EXPECT_TRUE(CompareValues(std::vector<double>{kNaN, kInf}, std::vector<double>{kNaN, kInf}, {0, 0}).ok());
+  EXPECT_TRUE(
+      CompareValues(std::vector<double>{kNaN, kInf}, std::vector<double>{kNaN, kInf}, {0, 0}).ok());
 }
 
 TEST(Compare, InfMustMatchSign) {
-  EXPECT_EQ(CompareValues(std::vector<double>{-kInf}, std::vector<double>{kInf}, {1, 1}).nonfinite, 1);
-  EXPECT_EQ(CompareValues(std::vector<double>{1.0}, std::vector<double>{kNaN}, {1, 1}).nonfinite, 1);
+  EXPECT_EQ(CompareValues(std::vector<double>{-kInf}, std::vector<double>{kInf}, {1, 1}).nonfinite,
+            1);
+  EXPECT_EQ(CompareValues(std::vector<double>{1.0}, std::vector<double>{kNaN}, {1, 1}).nonfinite,
+            1);
 }
 
 TEST(Compare, ZeroReferenceUsesAbsoluteL2) {

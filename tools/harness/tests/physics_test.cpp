@@ -17,7 +17,8 @@ EnvLookup FakeEnv(std::map<std::string, std::string> vars) {
 
 TEST(Peak, FromBandwidthVariable) {
   std::string error;
-  auto peak = PeakFromEnvironment(FakeEnv({{"KBUILD_PEAK_BW_GBPS", "4273"}, {"KBUILD_PEAK_TFLOPS", "990"}}), &error);
+  auto peak = PeakFromEnvironment(
+      FakeEnv({{"KBUILD_PEAK_BW_GBPS", "4273"}, {"KBUILD_PEAK_TFLOPS", "990"}}), &error);
   ASSERT_TRUE(peak) << error;
   EXPECT_EQ(peak->bandwidth_gbps, 4273);
   EXPECT_EQ(peak->tflops, 990);
@@ -27,7 +28,8 @@ TEST(Peak, FromBandwidthVariable) {
 TEST(Peak, BadNumberIsAnError) {
   std::string error;
   EXPECT_FALSE(PeakFromEnvironment(FakeEnv({{"KBUILD_PEAK_BW_GBPS", "fast"}}), &error));
-  EXPECT_EQ(error, "KBUILD_PEAK_BW_GBPS='fast' is not a positive number\nhint: give GB/s, e.g. 4273");
+  EXPECT_EQ(error,
+            "KBUILD_PEAK_BW_GBPS='fast' is not a positive number\nhint: give GB/s, e.g. 4273");
 }
 
 TEST(Peak, NothingGivenIsNotAnError) {
@@ -38,18 +40,22 @@ TEST(Peak, NothingGivenIsNotAnError) {
 
 TEST(Peak, UnreadableGpuJson) {
   std::string error;
-  EXPECT_FALSE(PeakFromEnvironment(FakeEnv({{"KBUILD_GPU_JSON", "/nonexistent/gpu.json"}}), &error));
-  EXPECT_EQ(error, "KBUILD_GPU_JSON=/nonexistent/gpu.json: cannot read the file\nhint: check the path");
+  EXPECT_FALSE(
+      PeakFromEnvironment(FakeEnv({{"KBUILD_GPU_JSON", "/nonexistent/gpu.json"}}), &error));
+  EXPECT_EQ(error,
+            "KBUILD_GPU_JSON=/nonexistent/gpu.json: cannot read the file\nhint: check the path");
 }
 
 TEST(Peak, GpuJsonTopLevelOrMeasured) {
   std::string error;
-  auto top = ParseGpuJson(R"({"copy_bandwidth_gbps": 4273.5, "peak_tflops": 990})", "gpu.json", &error);
+  auto top =
+      ParseGpuJson(R"({"copy_bandwidth_gbps": 4273.5, "peak_tflops": 990})", "gpu.json", &error);
   ASSERT_TRUE(top) << error;
   EXPECT_EQ(top->bandwidth_gbps, 4273.5);
   EXPECT_EQ(top->tflops, 990);
   EXPECT_EQ(top->source, "gpu.json");
-  auto nested = ParseGpuJson(R"({"name": "H200", "measured": {"copy_bandwidth_gbps": 4000}})", "g.json", &error);
+  auto nested = ParseGpuJson(R"({"name": "H200", "measured": {"copy_bandwidth_gbps": 4000}})",
+                             "g.json", &error);
   ASSERT_TRUE(nested) << error;
   EXPECT_EQ(nested->bandwidth_gbps, 4000);
   EXPECT_EQ(nested->tflops, 0);
@@ -82,9 +88,7 @@ TEST(Physics, AbovePeakFlopsIsImpossible) {
   EXPECT_TRUE(CheckPhysics(100, 2000, peak).impossible);
 }
 
-TEST(Physics, UnknownPeakChecksNothing) {
-  EXPECT_FALSE(CheckPhysics(1e9, 1e9, Peak{}).impossible);
-}
+TEST(Physics, UnknownPeakChecksNothing) { EXPECT_FALSE(CheckPhysics(1e9, 1e9, Peak{}).impossible); }
 
 }  // namespace
 }  // namespace kb::harness

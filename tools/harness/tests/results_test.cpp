@@ -11,7 +11,8 @@
 namespace kb::harness {
 namespace {
 
-BenchRecord Record(std::string name, double median, std::vector<double> speedups, bool tiny = false) {
+BenchRecord Record(std::string name, double median, std::vector<double> speedups,
+                   bool tiny = false) {
   BenchRecord r;
   r.benchmark = "rms_norm";
   r.case_name = std::move(name);
@@ -81,15 +82,18 @@ TEST(Results, JsonLinesAppend) {
 TEST(Results, WriteJsonFileFailsWithHint) {
   std::string error;
   EXPECT_FALSE(WriteJsonFile("/nonexistent-dir/x.json", {{"a", 1}}, &error));
-  EXPECT_EQ(error, "/nonexistent-dir/x.json.tmp: cannot write results\nhint: check the directory exists and is writable");
+  EXPECT_EQ(error,
+            "/nonexistent-dir/x.json.tmp: cannot write results\nhint: check the directory exists "
+            "and is writable");
 }
 
 TEST(Regression, FlagsChangesBeyondNoise) {
-  std::vector<BenchRecord> before = {Record("a", 100, {}), Record("b", 100, {}), Record("c", 100, {}),
-                                     Record("gone", 10, {})};
+  std::vector<BenchRecord> before = {Record("a", 100, {}), Record("b", 100, {}),
+                                     Record("c", 100, {}), Record("gone", 10, {})};
   std::vector<BenchRecord> after = {Record("a", 110, {}), Record("b", 101, {}), Record("c", 80, {}),
                                     Record("new", 10, {})};
-  RegressionReport report = CompareBenchDocuments(BenchDocument(before, {}, "x"), BenchDocument(after, {}, "x"));
+  RegressionReport report =
+      CompareBenchDocuments(BenchDocument(before, {}, "x"), BenchDocument(after, {}, "x"));
   ASSERT_TRUE(report.error.empty());
   ASSERT_EQ(report.rows.size(), 5u);
   EXPECT_EQ(report.rows[0].key, "rms_norm/a");
@@ -107,8 +111,8 @@ TEST(Regression, WideSpreadRaisesTheThreshold) {
   noisy_before.time_us = Summarize({70, 100, 130});  // spread 0.48
   BenchRecord noisy_after = Record("a", 115, {});
   noisy_after.time_us = Summarize({85, 115, 145});
-  RegressionReport report =
-      CompareBenchDocuments(BenchDocument({noisy_before}, {}, "x"), BenchDocument({noisy_after}, {}, "x"));
+  RegressionReport report = CompareBenchDocuments(BenchDocument({noisy_before}, {}, "x"),
+                                                  BenchDocument({noisy_after}, {}, "x"));
   ASSERT_EQ(report.rows.size(), 1u);
   EXPECT_EQ(report.rows[0].status, "noise");
   EXPECT_EQ(report.regressions, 0);
@@ -117,17 +121,19 @@ TEST(Regression, WideSpreadRaisesTheThreshold) {
 TEST(Regression, FailedCaseCountsAsRegression) {
   BenchRecord bad = Record("a", 1, {});
   bad.problems.push_back("late work");
-  RegressionReport report =
-      CompareBenchDocuments(BenchDocument({Record("a", 100, {})}, {}, "x"), BenchDocument({bad}, {}, "x"));
+  RegressionReport report = CompareBenchDocuments(BenchDocument({Record("a", 100, {})}, {}, "x"),
+                                                  BenchDocument({bad}, {}, "x"));
   EXPECT_EQ(report.rows[0].status, "failed");
   EXPECT_EQ(report.regressions, 1);
 }
 
 TEST(Regression, RejectsOtherDocuments) {
-  RegressionReport report = CompareBenchDocuments({{"schema", "other"}}, BenchDocument({}, {}, "x"));
-  EXPECT_EQ(report.error,
-            "the first file is not a benchmark result (schema 'kbuild-harness-bench/1')\nhint: pass "
-            "files written through KBUILD_BENCH_JSON");
+  RegressionReport report =
+      CompareBenchDocuments({{"schema", "other"}}, BenchDocument({}, {}, "x"));
+  EXPECT_EQ(
+      report.error,
+      "the first file is not a benchmark result (schema 'kbuild-harness-bench/1')\nhint: pass "
+      "files written through KBUILD_BENCH_JSON");
 }
 
 }  // namespace

@@ -17,12 +17,14 @@ constexpr int kThreads = 256;
 // Sum over the block. Without barriers, warps read partial sums other warps
 // have not written yet: the classic missing-__syncthreads race.
 __device__ float BlockSum(float value, float* partial, bool barriers) {
-  for (int offset = 16; offset > 0; offset >>= 1) value += __shfl_xor_sync(0xffffffffu, value, offset);
+  for (int offset = 16; offset > 0; offset >>= 1)
+    value += __shfl_xor_sync(0xffffffffu, value, offset);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (lane == 0) partial[warp] = value;
   if (barriers) __syncthreads();
   value = lane < blockDim.x / 32 ? partial[lane] : 0.f;
-  for (int offset = 16; offset > 0; offset >>= 1) value += __shfl_xor_sync(0xffffffffu, value, offset);
+  for (int offset = 16; offset > 0; offset >>= 1)
+    value += __shfl_xor_sync(0xffffffffu, value, offset);
   return value;
 }
 
@@ -66,7 +68,8 @@ __global__ void SpinKernel(uint64_t nanoseconds) {
 }
 
 template <Flaw F>
-cudaError_t Launch(float* out, float* x, int64_t rows, int64_t hidden, float eps, cudaStream_t stream) {
+cudaError_t Launch(float* out, float* x, int64_t rows, int64_t hidden, float eps,
+                   cudaStream_t stream) {
   if (rows == 0) return cudaSuccess;
   RmsNormKernel<F><<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(out, x, rows, hidden, eps);
   return cudaGetLastError();
@@ -99,13 +102,20 @@ __global__ void CopyKernel(float* out, const float* x, int64_t n, bool vectorize
 cudaError_t LaunchRmsNorm(Flaw flaw, float* out, float* x, int64_t rows, int64_t hidden, float eps,
                           cudaStream_t stream) {
   switch (flaw) {
-    case Flaw::kNone: return Launch<Flaw::kNone>(out, x, rows, hidden, eps, stream);
-    case Flaw::kSkipsLast: return Launch<Flaw::kSkipsLast>(out, x, rows, hidden, eps, stream);
-    case Flaw::kMissesTail: return Launch<Flaw::kMissesTail>(out, x, rows, hidden, eps, stream);
-    case Flaw::kSharedRace: return Launch<Flaw::kSharedRace>(out, x, rows, hidden, eps, stream);
-    case Flaw::kProducesNaN: return Launch<Flaw::kProducesNaN>(out, x, rows, hidden, eps, stream);
-    case Flaw::kWritesInput: return Launch<Flaw::kWritesInput>(out, x, rows, hidden, eps, stream);
-    case Flaw::kReadsPastEnd: return Launch<Flaw::kReadsPastEnd>(out, x, rows, hidden, eps, stream);
+    case Flaw::kNone:
+      return Launch<Flaw::kNone>(out, x, rows, hidden, eps, stream);
+    case Flaw::kSkipsLast:
+      return Launch<Flaw::kSkipsLast>(out, x, rows, hidden, eps, stream);
+    case Flaw::kMissesTail:
+      return Launch<Flaw::kMissesTail>(out, x, rows, hidden, eps, stream);
+    case Flaw::kSharedRace:
+      return Launch<Flaw::kSharedRace>(out, x, rows, hidden, eps, stream);
+    case Flaw::kProducesNaN:
+      return Launch<Flaw::kProducesNaN>(out, x, rows, hidden, eps, stream);
+    case Flaw::kWritesInput:
+      return Launch<Flaw::kWritesInput>(out, x, rows, hidden, eps, stream);
+    case Flaw::kReadsPastEnd:
+      return Launch<Flaw::kReadsPastEnd>(out, x, rows, hidden, eps, stream);
     case Flaw::kSideStream: {
       SpinKernel<<<1, 1, 0, SideStream()>>>(2'000'000);  // 2 ms
       return Launch<Flaw::kNone>(out, x, rows, hidden, eps, SideStream());
@@ -114,17 +124,19 @@ cudaError_t LaunchRmsNorm(Flaw flaw, float* out, float* x, int64_t rows, int64_t
   return cudaErrorInvalidValue;
 }
 
-cudaError_t LaunchRmsNormMemoized(float* out, const float* x, int64_t rows, int64_t hidden, float eps,
-                                  cudaStream_t stream) {
+cudaError_t LaunchRmsNormMemoized(float* out, const float* x, int64_t rows, int64_t hidden,
+                                  float eps, cudaStream_t stream) {
   static std::map<std::tuple<const float*, int64_t, int64_t>, float*> cache;
   const size_t bytes = static_cast<size_t>(rows * hidden) * sizeof(float);
   auto key = std::make_tuple(x, rows, hidden);
   auto it = cache.find(key);
-  if (it != cache.end()) return cudaMemcpyAsync(out, it->second, bytes, cudaMemcpyDeviceToDevice, stream);
+  if (it != cache.end())
+    return cudaMemcpyAsync(out, it->second, bytes, cudaMemcpyDeviceToDevice, stream);
   cudaError_t status = Launch<Flaw::kNone>(out, const_cast<float*>(x), rows, hidden, eps, stream);
   float* saved = nullptr;
   if (status == cudaSuccess) status = cudaMalloc(&saved, bytes);
-  if (status == cudaSuccess) status = cudaMemcpyAsync(saved, out, bytes, cudaMemcpyDeviceToDevice, stream);
+  if (status == cudaSuccess)
+    status = cudaMemcpyAsync(saved, out, bytes, cudaMemcpyDeviceToDevice, stream);
   if (status == cudaSuccess) cache[key] = saved;
   return status;
 }
@@ -134,8 +146,10 @@ cudaError_t LaunchCopy(float* out, const float* x, int64_t n, cudaStream_t strea
   int device = 0, sms = 0;
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  const bool aligned = reinterpret_cast<uintptr_t>(out) % 16 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0;
-  const int64_t blocks = std::min<int64_t>((n + kThreads - 1) / kThreads, static_cast<int64_t>(sms) * 8);
+  const bool aligned =
+      reinterpret_cast<uintptr_t>(out) % 16 == 0 && reinterpret_cast<uintptr_t>(x) % 16 == 0;
+  const int64_t blocks =
+      std::min<int64_t>((n + kThreads - 1) / kThreads, static_cast<int64_t>(sms) * 8);
   CopyKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(out, x, n, aligned);
   return cudaGetLastError();
 }

@@ -11,19 +11,19 @@
 namespace bad_kernels {
 
 enum class Flaw {
-  kNone,            // correct
-  kSkipsLast,       // never writes the last element of the last row
-  kMissesTail,      // 4-wide loop only: hidden % 4 trailing elements never written
-  kSharedRace,      // block reduction without __syncthreads
-  kProducesNaN,     // rsqrt of a negative number
-  kWritesInput,     // overwrites x with the result
-  kReadsPastEnd,    // 4-wide loads past the row end on odd sizes
-  kSideStream,      // works on its own stream after a delay, never joins the caller's
+  kNone,          // correct
+  kSkipsLast,     // never writes the last element of the last row
+  kMissesTail,    // 4-wide loop only: hidden % 4 trailing elements never written
+  kSharedRace,    // block reduction without __syncthreads
+  kProducesNaN,   // rsqrt of a negative number
+  kWritesInput,   // overwrites x with the result
+  kReadsPastEnd,  // 4-wide loads past the row end on odd sizes
+  kSideStream,    // works on its own stream after a delay, never joins the caller's
 };
 
 // The side-stream flaw launches on its own stream; the others on `stream`.
-cudaError_t LaunchRmsNorm(Flaw flaw, float* out, float* x, int64_t rows, int64_t hidden,
-                          float eps, cudaStream_t stream);
+cudaError_t LaunchRmsNorm(Flaw flaw, float* out, float* x, int64_t rows, int64_t hidden, float eps,
+                          cudaStream_t stream);
 
 // Returns a result cached on the first call for this x pointer (a memoizing
 // cheat): later calls with the same buffer but new values get stale output.

@@ -4,9 +4,8 @@
 // measured 4273 GB/s and a speedup near 1.0 vs both baselines; the tiny case
 // is correctness-only.
 #include <ATen/ATen.h>
-#include <cuda_runtime_api.h>
-
 #include <ATen/cuda/CUDAContext.h>
+#include <cuda_runtime_api.h>
 
 #include "kbuild/harness/benchmark.h"
 
@@ -19,18 +18,21 @@ kb::harness::BenchSpec CopySpec() {
   spec.name = "copy";
   spec.op = kb::harness::ProjectOp("copy");
   spec.cases = kb::harness::MakeCases({{1 << 24}, {1 << 26}, {1 << 28}}, {at::kFloat});
-  for (auto& c : kb::harness::MakeCases({{4097}}, {at::kFloat}, {.correctness_only = true})) spec.cases.push_back(c);
+  for (auto& c : kb::harness::MakeCases({{4097}}, {at::kFloat}, {.correctness_only = true}))
+    spec.cases.push_back(c);
   spec.make_args = [](kb::harness::ArgFactory& f) {
     return Args{f.Output(f.test_case().shape), f.Input(f.test_case().shape)};
   };
-  spec.bytes = [](const kb::harness::Case& c) { return 2.0 * 4.0 * static_cast<double>(c.shape[0]); };  // read + write
+  spec.bytes = [](const kb::harness::Case& c) {
+    return 2.0 * 4.0 * static_cast<double>(c.shape[0]);
+  };  // read + write
   spec.reference = [](const Args& a) { return std::vector<at::Tensor>{a[1].toTensor()}; };
   spec.baselines = {
       {"cudaMemcpyAsync",
        [](const Args& a) {
          const at::Tensor& out = a[0].toTensor();
-         cudaMemcpyAsync(out.data_ptr(), a[1].toTensor().data_ptr(), out.nbytes(), cudaMemcpyDeviceToDevice,
-                         at::cuda::getCurrentCUDAStream());
+         cudaMemcpyAsync(out.data_ptr(), a[1].toTensor().data_ptr(), out.nbytes(),
+                         cudaMemcpyDeviceToDevice, at::cuda::getCurrentCUDAStream());
        }},
       {"Tensor::copy_", [](const Args& a) { a[0].toTensor().copy_(a[1].toTensor()); }},
   };
@@ -48,7 +50,9 @@ kb::harness::BenchSpec SideStreamCheatSpec() {
     const auto& s = f.test_case().shape;
     return Args{f.Output(s), f.Input(s), 1e-6};
   };
-  spec.bytes = [](const kb::harness::Case& c) { return 2.0 * 4.0 * static_cast<double>(c.shape[0] * c.shape[1]); };
+  spec.bytes = [](const kb::harness::Case& c) {
+    return 2.0 * 4.0 * static_cast<double>(c.shape[0] * c.shape[1]);
+  };
   spec.iterations = 20;  // each launch waits 2 ms on the side stream
   return spec;
 }

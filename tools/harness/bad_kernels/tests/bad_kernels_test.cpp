@@ -6,19 +6,22 @@
 
 namespace {
 
-using kb::harness::Args;
 using kb::harness::ArgFactory;
+using kb::harness::Args;
 using kb::harness::FailReason;
 using kb::harness::OpSpec;
 
 // Odd sizes, one element, hidden % 4 != 0, and aligned sizes for contrast.
-std::vector<std::vector<int64_t>> Shapes() { return {{1, 1}, {7, 33}, {3, 4097}, {19, 111}, {64, 4096}}; }
+std::vector<std::vector<int64_t>> Shapes() {
+  return {{1, 1}, {7, 33}, {3, 4097}, {19, 111}, {64, 4096}};
+}
 
 OpSpec RmsNormSpec(const std::string& op) {
   OpSpec spec;
   spec.op = kb::harness::ProjectOp(op);
   spec.cases = kb::harness::MakeCases(Shapes(), {at::kFloat});
-  for (auto& c : kb::harness::MakeCases({{7, 33}}, {at::kFloat}, {.offset_view = true})) spec.cases.push_back(c);
+  for (auto& c : kb::harness::MakeCases({{7, 33}}, {at::kFloat}, {.offset_view = true}))
+    spec.cases.push_back(c);
   spec.make_args = [](ArgFactory& f) {
     const auto& s = f.test_case().shape;
     return Args{f.Output(s), f.Input(s), 1e-6};
@@ -34,7 +37,8 @@ KB_OP_TEST(GoodKernels, RmsNormPasses, RmsNormSpec("rms_norm"));
 
 TEST(GoodKernels, RmsNormRejectsNonContiguous) {
   OpSpec spec = RmsNormSpec("rms_norm");
-  spec.cases = kb::harness::MakeCases({{4, 64}}, {at::kFloat}, {.non_contiguous = true, .expects_rejection = true});
+  spec.cases = kb::harness::MakeCases({{4, 64}}, {at::kFloat},
+                                      {.non_contiguous = true, .expects_rejection = true});
   kb::harness::ExpectOpPasses(spec);
 }
 
@@ -42,13 +46,18 @@ TEST(GoodKernels, CopyPasses) {
   OpSpec spec;
   spec.op = kb::harness::ProjectOp("copy");
   spec.cases = kb::harness::MakeCases({{1}, {33}, {4097}, {1 << 20}}, {at::kFloat});
-  for (auto& c : kb::harness::MakeCases({{4097}}, {at::kFloat}, {.offset_view = true})) spec.cases.push_back(c);
-  spec.make_args = [](ArgFactory& f) { return Args{f.Output(f.test_case().shape), f.Input(f.test_case().shape)}; };
+  for (auto& c : kb::harness::MakeCases({{4097}}, {at::kFloat}, {.offset_view = true}))
+    spec.cases.push_back(c);
+  spec.make_args = [](ArgFactory& f) {
+    return Args{f.Output(f.test_case().shape), f.Input(f.test_case().shape)};
+  };
   spec.reference = [](const Args& a) { return std::vector<at::Tensor>{a[1].toTensor()}; };
   kb::harness::ExpectOpPasses(spec);
 }
 
-TEST(BadKernels, SkipsLastElement) { kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_skips_last"), {FailReason::kUnwritten}); }
+TEST(BadKernels, SkipsLastElement) {
+  kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_skips_last"), {FailReason::kUnwritten});
+}
 
 TEST(BadKernels, MissesTailOnOddSizes) {
   kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_misses_tail"), {FailReason::kUnwritten});
@@ -58,7 +67,9 @@ TEST(BadKernels, SharedMemoryRaceWithoutBarrier) {
   kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_shared_race"), {FailReason::kMismatch});
 }
 
-TEST(BadKernels, ProducesNaN) { kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_nan"), {FailReason::kNonFinite}); }
+TEST(BadKernels, ProducesNaN) {
+  kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_nan"), {FailReason::kNonFinite});
+}
 
 TEST(BadKernels, WritesItsInput) {
   kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_writes_input"), {FailReason::kInputModified});
@@ -66,7 +77,8 @@ TEST(BadKernels, WritesItsInput) {
 
 TEST(BadKernels, ReadsPastTheEndOnOddSizes) {
   // The last row pulls in the NaN guard; other rows pull in the next row's values.
-  kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_reads_past_end"), {FailReason::kNonFinite, FailReason::kMismatch});
+  kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_reads_past_end"),
+                             {FailReason::kNonFinite, FailReason::kMismatch});
 }
 
 TEST(BadKernels, WorksOnASideStreamWithoutJoining) {

@@ -19,7 +19,8 @@ void CheckArgs(const at::Tensor& out, const at::Tensor& x) {
   TORCH_CHECK(x.dim() == 2, "x must be 2-D [rows, hidden], got ", x.dim(), " dims");
   TORCH_CHECK(x.is_contiguous(), "x must be contiguous (strides ", x.strides(), ")");
   TORCH_CHECK(out.is_contiguous(), "out must be contiguous");
-  TORCH_CHECK(out.sizes() == x.sizes(), "out must have x's shape ", x.sizes(), ", got ", out.sizes());
+  TORCH_CHECK(out.sizes() == x.sizes(), "out must have x's shape ", x.sizes(), ", got ",
+              out.sizes());
 }
 
 void Check(cudaError_t status, const char* op) {
@@ -29,22 +30,25 @@ void Check(cudaError_t status, const char* op) {
 template <Flaw F>
 void RmsNormWith(at::Tensor& out, const at::Tensor& x, double eps) {
   CheckArgs(out, x);
-  Check(bad_kernels::LaunchRmsNorm(F, out.data_ptr<float>(), const_cast<float*>(x.data_ptr<float>()),
-                                   x.size(0), x.size(1), static_cast<float>(eps),
-                                   at::cuda::getCurrentCUDAStream()),
+  Check(bad_kernels::LaunchRmsNorm(F, out.data_ptr<float>(),
+                                   const_cast<float*>(x.data_ptr<float>()), x.size(0), x.size(1),
+                                   static_cast<float>(eps), at::cuda::getCurrentCUDAStream()),
         "rms_norm");
 }
 
 void RmsNormMemoized(at::Tensor& out, const at::Tensor& x, double eps) {
   CheckArgs(out, x);
-  Check(bad_kernels::LaunchRmsNormMemoized(out.data_ptr<float>(), x.data_ptr<float>(), x.size(0), x.size(1),
-                                           static_cast<float>(eps), at::cuda::getCurrentCUDAStream()),
+  Check(bad_kernels::LaunchRmsNormMemoized(out.data_ptr<float>(), x.data_ptr<float>(), x.size(0),
+                                           x.size(1), static_cast<float>(eps),
+                                           at::cuda::getCurrentCUDAStream()),
         "rms_norm_memoized");
 }
 
 }  // namespace
 
-void rms_norm(at::Tensor& out, const at::Tensor& x, double eps) { RmsNormWith<Flaw::kNone>(out, x, eps); }
+void rms_norm(at::Tensor& out, const at::Tensor& x, double eps) {
+  RmsNormWith<Flaw::kNone>(out, x, eps);
+}
 
 void copy(at::Tensor& out, const at::Tensor& x) {
   TORCH_CHECK(x.is_cuda() && x.scalar_type() == at::kFloat && x.is_contiguous(),
@@ -60,9 +64,10 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.def("copy(Tensor(a!) out, Tensor x) -> ()");
   ops.impl("copy", c10::kCUDA, &copy);
   const char* schema = "(Tensor(a!) out, Tensor x, float eps) -> ()";
-  for (const char* name : {"rms_norm", "rms_norm_skips_last", "rms_norm_misses_tail", "rms_norm_shared_race",
-                           "rms_norm_nan", "rms_norm_writes_input", "rms_norm_reads_past_end",
-                           "rms_norm_side_stream", "rms_norm_memoized"}) {
+  for (const char* name :
+       {"rms_norm", "rms_norm_skips_last", "rms_norm_misses_tail", "rms_norm_shared_race",
+        "rms_norm_nan", "rms_norm_writes_input", "rms_norm_reads_past_end", "rms_norm_side_stream",
+        "rms_norm_memoized"}) {
     ops.def((std::string(name) + schema).c_str());
   }
   ops.impl("rms_norm", c10::kCUDA, &rms_norm);

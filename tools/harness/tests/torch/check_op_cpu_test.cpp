@@ -12,14 +12,16 @@ OpSpec RmsNormSpec(const std::string& op, std::vector<Case> cases = {}) {
   OpSpec spec;
   spec.op = "kbh_test::" + op;
   spec.device = at::kCPU;
-  spec.cases = cases.empty() ? MakeCases({{1, 1}, {7, 33}, {3, 4097}}, {at::kFloat, at::kBFloat16, at::kHalf})
-                             : std::move(cases);
+  spec.cases = cases.empty()
+                   ? MakeCases({{1, 1}, {7, 33}, {3, 4097}}, {at::kFloat, at::kBFloat16, at::kHalf})
+                   : std::move(cases);
   spec.make_args = [](ArgFactory& f) {
     const auto& s = f.test_case().shape;
     return Args{f.Output(s), f.Input(s), f.Param({s[1]}), 1e-6};
   };
   spec.reference = [](const Args& a) {
-    return std::vector<at::Tensor>{testing::RmsNormReference(a[1].toTensor(), a[2].toTensor(), a[3].toDouble())};
+    return std::vector<at::Tensor>{
+        testing::RmsNormReference(a[1].toTensor(), a[2].toTensor(), a[3].toDouble())};
   };
   return spec;
 }
@@ -47,33 +49,39 @@ TEST(CheckOpCpu, PassRecordsErrorsTrialsAndSeed) {
 }
 
 TEST(CheckOpCpu, OffsetViewsPass) {
-  ExpectOpPasses(RmsNormSpec("rms_norm", MakeCases({{5, 1025}}, {at::kHalf}, {.offset_view = true})));
+  ExpectOpPasses(
+      RmsNormSpec("rms_norm", MakeCases({{5, 1025}}, {at::kHalf}, {.offset_view = true})));
 }
 
 TEST(CheckOpCpu, ExpectedRejectionPasses) {
-  OpReport report =
-      CheckOp(RmsNormSpec("rms_norm", MakeCases({{4, 64}}, {at::kFloat}, {.non_contiguous = true, .expects_rejection = true})));
+  OpReport report = CheckOp(RmsNormSpec(
+      "rms_norm",
+      MakeCases({{4, 64}}, {at::kFloat}, {.non_contiguous = true, .expects_rejection = true})));
   ASSERT_TRUE(report.passed()) << report.Describe();
   EXPECT_EQ(report.records[0].message, "rejected as expected: rms_norm: x must be contiguous");
   EXPECT_EQ(report.records[0].trials, 1);
 }
 
 TEST(CheckOpCpu, UnexpectedRejectionFails) {
-  OpReport report = CheckOp(RmsNormSpec("rms_norm", MakeCases({{4, 64}}, {at::kFloat}, {.non_contiguous = true})));
+  OpReport report = CheckOp(
+      RmsNormSpec("rms_norm", MakeCases({{4, 64}}, {at::kFloat}, {.non_contiguous = true})));
   EXPECT_EQ(OnlyFailure(report), FailReason::kWrongRejection);
-  EXPECT_EQ(report.records[0].message,
-            "the op threw on a case it must accept: rms_norm: x must be contiguous\nhint: support this "
-            "layout/dtype, or mark the case expects_rejection\n(trial 1, seed " +
-                std::to_string(report.records[0].seed) + ")");
+  EXPECT_EQ(
+      report.records[0].message,
+      "the op threw on a case it must accept: rms_norm: x must be contiguous\nhint: support this "
+      "layout/dtype, or mark the case expects_rejection\n(trial 1, seed " +
+          std::to_string(report.records[0].seed) + ")");
 }
 
 TEST(CheckOpCpu, NonContiguousHandledPasses) {
-  ExpectOpPasses(RmsNormSpec("any_layout", MakeCases({{3, 4097}}, {at::kFloat}, {.non_contiguous = true})));
+  ExpectOpPasses(
+      RmsNormSpec("any_layout", MakeCases({{3, 4097}}, {at::kFloat}, {.non_contiguous = true})));
 }
 
 TEST(CheckOpCpu, AcceptingARejectCaseFails) {
-  OpReport report =
-      CheckOp(RmsNormSpec("any_layout", MakeCases({{4, 64}}, {at::kFloat}, {.non_contiguous = true, .expects_rejection = true})));
+  OpReport report = CheckOp(RmsNormSpec(
+      "any_layout",
+      MakeCases({{4, 64}}, {at::kFloat}, {.non_contiguous = true, .expects_rejection = true})));
   EXPECT_EQ(OnlyFailure(report), FailReason::kNotRejected);
 }
 
@@ -92,7 +100,8 @@ TEST(CheckOpCpu, NaNFails) {
   OpReport report = CheckOp(RmsNormSpec("nan", MakeCases({{3, 8}}, {at::kFloat})));
   ASSERT_EQ(OnlyFailure(report), FailReason::kNonFinite);
   const std::string& m = report.records[0].message;
-  EXPECT_EQ(m.substr(0, m.find(", want")), "1 elements of 'out' are NaN/Inf where the reference is not (first at [1, 4]: got nan");
+  EXPECT_EQ(m.substr(0, m.find(", want")),
+            "1 elements of 'out' are NaN/Inf where the reference is not (first at [1, 4]: got nan");
 }
 
 TEST(CheckOpCpu, ModifiedInputFails) {
@@ -109,11 +118,13 @@ TEST(CheckOpCpu, CachedOutputFailsOnALaterTrial) {
 }
 
 TEST(CheckOpCpu, WriteOutsideOutputFails) {
-  ExpectOpFails(RmsNormSpec("writes_past_end", MakeCases({{3, 5}}, {at::kFloat})), {FailReason::kOutOfBounds});
+  ExpectOpFails(RmsNormSpec("writes_past_end", MakeCases({{3, 5}}, {at::kFloat})),
+                {FailReason::kOutOfBounds});
 }
 
 TEST(CheckOpCpu, ReadPastEndHitsTheNaNGuard) {
-  ExpectOpFails(RmsNormSpec("reads_past_end", MakeCases({{3, 7}}, {at::kFloat})), {FailReason::kNonFinite});
+  ExpectOpFails(RmsNormSpec("reads_past_end", MakeCases({{3, 7}}, {at::kFloat})),
+                {FailReason::kNonFinite});
 }
 
 TEST(CheckOpCpu, ReturnedTensorsAreCompared) {
@@ -123,7 +134,8 @@ TEST(CheckOpCpu, ReturnedTensorsAreCompared) {
     return Args{f.Input(s), f.Param({s[1]}), 1e-6};
   };
   spec.reference = [](const Args& a) {
-    return std::vector<at::Tensor>{testing::RmsNormReference(a[0].toTensor(), a[1].toTensor(), a[2].toDouble())};
+    return std::vector<at::Tensor>{
+        testing::RmsNormReference(a[0].toTensor(), a[1].toTensor(), a[2].toDouble())};
   };
   ExpectOpPasses(spec);
   spec.reference = [](const Args& a) { return std::vector<at::Tensor>{a[0].toTensor()}; };
@@ -135,11 +147,17 @@ TEST(CheckOpCpu, InPlaceArgsAreComparedNotHashed) {
   spec.op = "kbh_test::add_in_place";
   spec.device = at::kCPU;
   spec.cases = MakeCases({{5, 9}}, {at::kFloat, at::kBFloat16}, {.offset_view = true});
-  spec.make_args = [](ArgFactory& f) { return Args{f.InPlace(f.test_case().shape), f.Input(f.test_case().shape)}; };
-  spec.reference = [](const Args& a) { return std::vector<at::Tensor>{a[0].toTensor() + a[1].toTensor()}; };
+  spec.make_args = [](ArgFactory& f) {
+    return Args{f.InPlace(f.test_case().shape), f.Input(f.test_case().shape)};
+  };
+  spec.reference = [](const Args& a) {
+    return std::vector<at::Tensor>{a[0].toTensor() + a[1].toTensor()};
+  };
   ExpectOpPasses(spec);
   // Declared as a plain input, the same update is a modified input.
-  spec.make_args = [](ArgFactory& f) { return Args{f.Input(f.test_case().shape), f.Input(f.test_case().shape)}; };
+  spec.make_args = [](ArgFactory& f) {
+    return Args{f.Input(f.test_case().shape), f.Input(f.test_case().shape)};
+  };
   spec.reference = [](const Args&) { return std::vector<at::Tensor>{}; };
   EXPECT_EQ(OnlyFailure(CheckOp(spec)), FailReason::kInputModified);
 }

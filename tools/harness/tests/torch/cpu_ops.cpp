@@ -74,8 +74,8 @@ void AddInPlace(at::Tensor& residual, const at::Tensor& x) { residual.add_(x); }
 }  // namespace
 
 TORCH_LIBRARY(kbh_test, m) {
-  for (const char* name : {"rms_norm", "any_layout", "skips_last", "nan", "writes_input",
-                           "cached", "writes_past_end", "reads_past_end"}) {
+  for (const char* name : {"rms_norm", "any_layout", "skips_last", "nan", "writes_input", "cached",
+                           "writes_past_end", "reads_past_end"}) {
     m.def((std::string(name) + "(Tensor(a!) out, Tensor x, Tensor w, float eps) -> ()").c_str());
   }
   m.def("rms_norm_returning(Tensor x, Tensor w, float eps) -> Tensor");

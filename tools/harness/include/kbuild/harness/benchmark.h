@@ -36,8 +36,8 @@ struct Baseline {
 };
 
 struct BenchSpec {
-  std::string name;  // defaults to op
-  std::string op;    // "<namespace>::<op>"; see ProjectOp
+  std::string name;         // defaults to op
+  std::string op;           // "<namespace>::<op>"; see ProjectOp
   std::vector<Case> cases;  // Case::correctness_only marks tiny shapes that do not score
   std::function<Args(ArgFactory&)> make_args;
   std::function<double(const Case&)> bytes;  // bytes the op must move: explicit formula

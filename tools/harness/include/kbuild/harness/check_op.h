@@ -9,7 +9,8 @@
 //   };
 //   spec.reference = [](const kb::harness::Args& a) {  // float64 CPU copies
 //     auto x = a[1].toTensor();
-//     return std::vector<at::Tensor>{x * at::rsqrt(x.pow(2).mean(-1, true) + a[3].toDouble()) * a[2].toTensor()};
+//     return std::vector<at::Tensor>{x * at::rsqrt(x.pow(2).mean(-1, true) + a[3].toDouble()) *
+//     a[2].toTensor()};
 //   };
 //   EXPECT_TRUE(kb::harness::CheckOp(spec).passed());   // or KB_OP_TEST in op_test.h
 //

@@ -38,8 +38,8 @@ PoisonScan ScanPoison(const void* data, std::size_t count, PoisonPattern pattern
 std::uint64_t HashBytes(const void* data, std::size_t size);
 
 struct ErrorStats {
-  double max_abs_error = 0;  // over elements where both values are finite
-  double rel_l2_error = 0;   // ||got - want|| / ||want|| (||got - want|| when want is 0)
+  double max_abs_error = 0;     // over elements where both values are finite
+  double rel_l2_error = 0;      // ||got - want|| / ||want|| (||got - want|| when want is 0)
   std::int64_t mismatches = 0;  // finite elements outside tolerance
   std::int64_t first_mismatch = -1;
   double first_got = 0, first_want = 0;

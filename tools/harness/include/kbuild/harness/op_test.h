@@ -29,8 +29,9 @@ inline void ExpectOpFails(const OpSpec& spec, std::initializer_list<FailReason> 
     ++failures;
     bool expected = false;
     for (FailReason reason : reasons) expected = expected || r.reason == reason;
-    EXPECT_TRUE(expected) << "[" << r.case_name << "] failed for an unexpected reason: "
-                          << FailReasonName(r.reason) << ": " << r.message;
+    EXPECT_TRUE(expected) << "[" << r.case_name
+                          << "] failed for an unexpected reason: " << FailReasonName(r.reason)
+                          << ": " << r.message;
   }
   EXPECT_GT(failures, 0) << "the harness passed a deliberately wrong op:\n" << report.Describe();
 }

@@ -19,16 +19,16 @@ inline constexpr const char* kBenchSchema = "kbuild-harness-bench/1";
 // Why a correctness case failed. Stable strings: kbuild and tests match on them.
 enum class FailReason {
   kNone,
-  kMismatch,         // values outside tolerance
-  kNonFinite,        // NaN/Inf where the reference has none
-  kUnwritten,        // output elements still hold the poison
-  kInputModified,    // an input (not declared in-place) changed
-  kLateWrite,        // outputs changed after the caller's stream was done
-  kOutOfBounds,      // bytes around an output or in-place tensor changed
-  kCudaError,        // launch or asynchronous CUDA error
-  kNotRejected,      // a case that must be rejected was accepted
-  kWrongRejection,   // rejected a case it must accept (threw)
-  kSpecError,        // the test itself is wrong (shape/count mismatch)
+  kMismatch,        // values outside tolerance
+  kNonFinite,       // NaN/Inf where the reference has none
+  kUnwritten,       // output elements still hold the poison
+  kInputModified,   // an input (not declared in-place) changed
+  kLateWrite,       // outputs changed after the caller's stream was done
+  kOutOfBounds,     // bytes around an output or in-place tensor changed
+  kCudaError,       // launch or asynchronous CUDA error
+  kNotRejected,     // a case that must be rejected was accepted
+  kWrongRejection,  // rejected a case it must accept (threw)
+  kSpecError,       // the test itself is wrong (shape/count mismatch)
 };
 std::string_view FailReasonName(FailReason reason);
 

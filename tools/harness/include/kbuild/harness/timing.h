@@ -26,7 +26,7 @@ struct Timing {
   // the host clock around a device-wide synchronize.
   double host_us = 0;
   double event_us = 0;
-  std::string error;               // CUDA error or capture failure; samples empty then
+  std::string error;  // CUDA error or capture failure; samples empty then
 };
 
 // Host time above this multiple of the event time (plus a fixed allowance
