@@ -65,7 +65,7 @@ def test_init_never_overwrites_without_force(kbuild, tmp_path):
 
     result = kbuild("init", "my-op", "--dir", project)
     assert result.returncode == 2, describe(result)
-    assert "already exist: README.md, build.toml" in result.stderr
+    assert "file(s) already exist: README.md, " in result.stderr
     assert "nothing was written; pass --force to overwrite them" in result.stderr
     assert snapshot(project) == before
 
