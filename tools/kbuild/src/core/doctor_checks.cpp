@@ -120,10 +120,23 @@ void CheckCudaMatch(const TorchEnv& torch, const CudaEnv& cuda, DoctorResult& ou
 
 }  // namespace
 
+// The kernel module's version file, else nvidia-smi: sandboxed GPU machines (gVisor, microVMs)
+// often hide /proc/driver/nvidia while the driver works.
+static std::string DetectDriverVersion(FileSystem& fs, ProcessRunner& runner) {
+  if (const auto text = fs.Read("/proc/driver/nvidia/version")) {
+    if (std::string v = ParseDriverVersion(*text); !v.empty()) return v;
+  }
+  RunOptions options;
+  options.timeout_seconds = 20;
+  const ProcessResult r =
+      runner.Run({"nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"}, options);
+  if (r.exit_code != 0 || r.not_found) return "";
+  return FirstLine(r.output);
+}
+
 DoctorResult RunDoctor(FileSystem& fs, ProcessRunner& runner, const DoctorOptions& o) {
   DoctorResult out;
-  const auto driver_text = fs.Read("/proc/driver/nvidia/version");
-  const std::string driver = driver_text ? ParseDriverVersion(*driver_text) : "";
+  const std::string driver = DetectDriverVersion(fs, runner);
   out.data["driver"] = driver.empty() ? nlohmann::json(nullptr) : nlohmann::json(driver);
   out.checks.push_back({"driver", driver.empty() ? CheckLevel::kInfo : CheckLevel::kOk,
                         driver.empty() ? "no NVIDIA driver loaded" : "NVIDIA driver " + driver,
