@@ -1,0 +1,116 @@
+#include "core/build_pipeline.h"
+
+#include "core/kbuild_home.h"
+#include "core/variant.h"
+
+namespace kb {
+
+namespace {
+
+Expected<std::string> NamespaceFor(const FileSystem& fs, const ProjectConfig& config) {
+  std::vector<NamedSource> sources;
+  for (const auto& rel : config.torch ? config.torch->src : std::vector<std::string>{}) {
+    auto content = fs.Read(config.root / rel);
+    if (!content) {
+      Error e = content.error();
+      e.message = "binding source listed in [torch] src does not exist: " + rel;
+      e.path = "build.toml";
+      e.hint = "create it or fix the path in build.toml";
+      return e;
+    }
+    sources.push_back({rel, *content});
+  }
+  return OpNamespace(config.PythonName(), config.version, std::move(sources));
+}
+
+void WarnOnCudaMismatch(const TorchEnv& torch, const CudaEnv& cuda,
+                        std::vector<std::string>* warnings) {
+  auto t = ParseMajorMinor(torch.cuda);
+  auto n = ParseMajorMinor(cuda.version);
+  if (t && n && t->major != n->major) {
+    warnings->push_back("torch was built with CUDA " + torch.cuda + " but nvcc is CUDA " +
+                        cuda.version + ": the build links, but install a torch built for CUDA " +
+                        std::to_string(n->major) + " (or point CUDA_HOME at a CUDA " +
+                        std::to_string(t->major) + " toolkit) before trusting it");
+  }
+}
+
+}  // namespace
+
+Expected<std::string> ReadResource(const FileSystem& fs, const std::string& name) {
+  auto text = fs.Read(ResourcePath(name));
+  if (!text) {
+    Error e = text.error();
+    e.message = "cannot read kbuild resource '" + name + "'";
+    e.hint =
+        "set KBUILD_HOME to the kbuild source tree (the folder holding tools/kbuild/resources)";
+    return e;
+  }
+  return text;
+}
+
+Expected<PreparedBuild> PrepareBuild(FileSystem& fs, ProcessRunner& runner,
+                                     const PipelineOptions& options) {
+  PreparedBuild p;
+  p.paths = MakeBuildPaths(options.project_dir);
+  auto config = LoadProjectConfig(fs, p.paths.project);
+  if (!config) return config.error();
+  p.config = std::move(*config);
+  p.config.root = p.paths.project;  // generated CMake needs absolute paths
+
+  TorchSearch search;
+  search.project_dir = p.paths.project;
+  search.kbuild_root = KbuildHome();
+  search.cache_file = p.paths.torch_cache;
+  auto torch = DiscoverTorch(fs, runner, search);
+  if (!torch) return torch.error();
+  p.torch = std::move(*torch);
+  auto cuda = DiscoverCuda(runner);
+  if (!cuda) return cuda.error();
+  p.cuda = std::move(*cuda);
+  WarnOnCudaMismatch(p.torch, p.cuda, &p.warnings);
+
+  auto variant = VariantName(p.torch.version, p.torch.cuda, p.torch.cxx11_abi);
+  if (!variant) return variant.error();
+  p.variant = *variant;
+  auto op_namespace = NamespaceFor(fs, p.config);
+  if (!op_namespace) return op_namespace.error();
+  p.op_namespace = *op_namespace;
+
+  GenerateOptions generate;
+  generate.arch_override = options.arch;
+  generate.debug = options.debug;
+  generate.ccache = FindOnPath("ccache");
+  generate.harness_cmake = KbuildHome() / "tools" / "harness" / "harness.cmake";
+  auto plan =
+      PlanFromConfig(p.config, fs, p.torch, p.op_namespace, p.paths.generated_include, generate);
+  if (!plan) return plan.error();
+  p.plan = std::move(*plan);
+  auto cmake_lists = RenderCMakeLists(p.plan);
+  if (!cmake_lists) return cmake_lists.error();
+  p.cmake_lists = *cmake_lists;
+  auto registration = ReadResource(fs, "registration.h");
+  if (!registration) return registration.error();
+  p.registration_h = *registration;
+  return p;
+}
+
+Expected<BuildOutcome> BuildTarget(FileSystem& fs, ProcessRunner& runner, const PreparedBuild& p,
+                                   const TargetBuild& build) {
+  BuildRequest request;
+  request.paths = p.paths;
+  request.cmake_lists = p.cmake_lists;
+  request.registration_h = p.registration_h;
+  request.toolchain_key = {
+      {"torch", TorchEnvToJson(p.torch)}, {"nvcc", p.cuda.nvcc.string()}, {"cuda", p.cuda.build}};
+  request.toolchain_key["torch"].erase("python");  // same torch through another python is fine
+  request.toolchain_key["torch"].erase("found_by");
+  request.nvcc = p.cuda.nvcc;
+  request.target = build.target;
+  request.jobs = build.jobs;
+  request.verbose = build.verbose;
+  request.progress = build.progress;
+  return RunBuild(fs, runner, request);
+}
+
+}  // namespace kb
