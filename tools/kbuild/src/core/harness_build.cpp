@@ -1,0 +1,37 @@
+#include "core/harness_build.h"
+
+namespace kb {
+
+Expected<HarnessBuild> BuildHarness(FileSystem& fs, ProcessRunner& runner,
+                                    const HarnessBuildOptions& o) {
+  auto prepared = PrepareBuild(fs, runner, o.pipeline);
+  if (!prepared) return prepared.error();
+  auto target = FindHarnessTarget(prepared->plan, prepared->paths, o.kind);
+  if (!target) return target.error();
+
+  auto probe_source = ReadResource(fs, "gpu_probe.cu");
+  if (!probe_source) return probe_source.error();
+  const GpuProbeRequest probe{prepared->cuda.nvcc, prepared->cuda.build, CacheDir(), *probe_source,
+                              o.measure_peak};
+  const std::string command = o.kind == HarnessKind::kTests ? "test" : "bench";
+  auto gpu = RequireGpu(fs, runner, probe, command, o.env_peak);
+  if (!gpu) return gpu.error();
+  if (o.before_build) {
+    if (Status s = o.before_build(*prepared); !s) return s.error();
+  }
+
+  TargetBuild build;
+  build.target = target->target;
+  build.jobs = o.jobs;
+  build.verbose = o.verbose;
+  build.progress = o.progress;
+  auto built = BuildTarget(fs, runner, *prepared, build);
+  if (!built) return built.error();
+  HarnessBuild out{std::move(*prepared), std::move(*target), std::move(*gpu), {}};
+  out.warnings = out.prepared.warnings;
+  if (built->wiped)
+    out.warnings.push_back("build/cmake was configured for another torch/CUDA; rebuilt it");
+  return out;
+}
+
+}  // namespace kb
