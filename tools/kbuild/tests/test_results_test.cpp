@@ -1,0 +1,86 @@
+#include "core/test_results.h"
+
+#include <gtest/gtest.h>
+
+namespace kb {
+namespace {
+
+const char* kPass =
+    R"({"schema": "kbuild-harness-test/1", "test": "rms_norm", "op": "ns::rms_norm", )"
+    R"("case": "7x33 bf16", "shape": [7, 33], "dtype": "bf16", "flags": [], "verdict": "pass", )"
+    R"("reason": "", "message": "", "trials": 3, "seed": 20261133, "max_abs_error": 0.0039, )"
+    R"("rel_l2_error": 0.0021, "atol": 0.01, "rtol": 0.016, "unwritten": 0, "first_unwritten": -1})";
+const char* kFail =
+    R"({"schema": "kbuild-harness-test/1", "test": "rms_norm", "case": "1x1 fp32", "shape": [1, 1], )"
+    R"("dtype": "fp32", "verdict": "fail", "reason": "unwritten", "message": "out[0] unwritten\nhint: guard the tail", )"
+    R"("seed": 7, "max_abs_error": 0, "rel_l2_error": 0, "atol": 1e-05, "rtol": 1e-05})";
+
+TEST(TestResults, ParsesOneRecordPerLine) {
+  const auto parsed = ParseTestJsonLines(std::string(kPass) + "\n" + kFail + "\n", "Rms.All");
+  ASSERT_EQ(parsed.cases.size(), 2u);
+  EXPECT_EQ(parsed.bad_lines, 0);
+  EXPECT_FALSE(parsed.truncated_last);
+  const auto& p = parsed.cases[0];
+  EXPECT_EQ(p.gtest, "Rms.All");
+  EXPECT_EQ(p.case_name, "7x33 bf16");
+  EXPECT_EQ(p.shape, "7x33");
+  EXPECT_TRUE(p.passed);
+  EXPECT_EQ(*p.seed, 20261133u);
+  EXPECT_DOUBLE_EQ(*p.rtol, 0.016);
+  EXPECT_FALSE(parsed.cases[1].passed);
+  EXPECT_EQ(parsed.cases[1].reason, "unwritten");
+}
+
+// A crash mid-write leaves a partial last line: keep the complete records.
+TEST(TestResults, TruncatedLastLineAfterACrashIsNotAnError) {
+  const std::string text = std::string(kPass) + "\n" + std::string(kFail).substr(0, 60);
+  const auto parsed = ParseTestJsonLines(text, "Rms.All");
+  ASSERT_EQ(parsed.cases.size(), 1u);
+  EXPECT_TRUE(parsed.truncated_last);
+  EXPECT_EQ(parsed.bad_lines, 0);
+}
+
+TEST(TestResults, CountsCompleteLinesThatAreNotRecords) {
+  const auto parsed = ParseTestJsonLines("not json\n{\"schema\": \"other\"}\n\n", "T.x");
+  EXPECT_TRUE(parsed.cases.empty());
+  EXPECT_EQ(parsed.bad_lines, 2);
+}
+
+TEST(TestResults, SummaryLineIsTheExactPhrase) {
+  auto cases = ParseTestJsonLines(std::string(kPass) + "\n" + kFail + "\n" + kPass + "\n", "T.x");
+  const TestSummary s = Summarize(cases.cases, 1);
+  EXPECT_EQ(SummaryLine(s), "2 passed, 1 failed");
+  EXPECT_EQ(TestExitCode(s), ExitCode::kCheckFailed);
+  EXPECT_EQ(TestExitCode(Summarize({}, 0)), ExitCode::kOk);
+}
+
+TEST(TestResults, TableHasOneRowPerCaseAndTheFailureMessage) {
+  auto cases = ParseTestJsonLines(std::string(kPass) + "\n" + kFail + "\n", "Rms.All").cases;
+  EXPECT_EQ(RenderTestTable(cases),
+            "test      case       shape  dtype  max abs err  rel L2 err  tolerance              "
+            "verdict           seed\n"
+            "--------  ---------  -----  -----  -----------  ----------  ---------------------  "
+            "----------------  --------\n"
+            "rms_norm  7x33 bf16  7x33   bf16   0.0039       0.0021      atol 0.01 rtol 0.016   "
+            "pass              20261133\n"
+            "rms_norm  1x1 fp32   1x1    fp32   0            0           atol 1e-05 rtol 1e-05  "
+            "FAIL (unwritten)  7\n"
+            "\nFAIL rms_norm [1x1 fp32] (Rms.All):\n"
+            "  out[0] unwritten\n"
+            "  hint: guard the tail\n");
+}
+
+TEST(TestResults, JsonKeepsNumbersAndNullsForUnknowns) {
+  TestCaseResult r;
+  r.gtest = "A.b";
+  r.test = "A.b";
+  r.case_name = "-";
+  r.reason = "timeout";
+  const auto j = TestCaseToJson(r);
+  EXPECT_EQ(j["verdict"], "fail");
+  EXPECT_TRUE(j["max_abs_error"].is_null());
+  EXPECT_TRUE(j["seed"].is_null());
+}
+
+}  // namespace
+}  // namespace kb
