@@ -1,19 +1,163 @@
-// kbuild bench (stub: to be implemented).
+// kbuild bench: build the project's harness benchmarks (benchmarks/*.cpp),
+// run them on the GPU with the measured copy bandwidth as 100%, print one row
+// per case and the geometric means, write results/ (json, csv, md, svg), and
+// optionally compare against an earlier run.
+#include <memory>
+#include <optional>
+
 #include "commands/command.h"
+#include "commands/harness_flags.h"
+#include "core/bench_compare.h"
+#include "core/bench_results.h"
+#include "core/bench_runner.h"
+#include "core/metadata.h"
 #include "core/report.h"
+#include "core/results_writer.h"
 
 namespace kb {
 
+namespace {
+
+struct BenchFlags {
+  std::string filter;
+  std::string compare;
+  bool graph = false;
+  int warmup = -1;  // -1 = the harness default
+  int iters = -1;
+  double timeout = 600;
+  HarnessBuildFlags build;
+};
+
+RunMetadata MetadataFor(const PreparedBuild& p, const std::string& gpu, ProcessRunner& runner) {
+  RunMetadata meta;
+  meta.date = IsoLocalTime();
+  meta.gpu = gpu;
+  meta.torch = p.torch.version;
+  meta.cuda = p.cuda.version;
+  meta.kbuild_version = KBUILD_VERSION;
+  if (auto git = ReadGitProvenance(runner, p.paths.project)) {
+    meta.git_commit = git->commit;
+    meta.git_dirty = git->dirty;
+  }
+  return meta;
+}
+
+int RunBenchCommand(const GlobalOptions& global, const BenchFlags& flags) {
+  Report report("bench", flags.build.json);
+  RealFileSystem fs;
+  RealProcessRunner runner;
+  HarnessBuildOptions build =
+      MakeHarnessBuildOptions(global, flags.build, HarnessKind::kBenchmarks, report);
+  build.measure_peak = true;
+  build.env_peak = GetEnv("KBUILD_PEAK_BW_GBPS");
+  build.before_build = [&](const PreparedBuild&) -> Status {
+    if (flags.compare.empty() || fs.Exists(flags.compare)) return {};
+    return MakeError(ExitCode::kUsage, "--compare file not found: " + flags.compare,
+                     "pass a results file of an earlier run, e.g. results/latest.json");
+  };
+  auto built = BuildHarness(fs, runner, build);
+  if (!built) return report.Fail(built.error());
+  for (const auto& warning : built->warnings) report.Warning(warning);
+  const HarnessTarget& target = built->target;
+  const RunGpu& gpu = built->gpu;
+  if (!gpu.peak_gbps) {
+    report.Warning("no measured copy bandwidth for " + gpu.gpu.name +
+                   ": the harness measures it itself (run kbuild doctor to cache it)");
+  }
+
+  const std::string stamp = FileTimestamp();
+  BenchRunOptions options;
+  options.binary = target.binary;
+  options.json_file = target.results / ("bench-" + stamp + ".json");
+  options.log = target.log;
+  if (!flags.filter.empty()) options.filter = flags.filter;
+  options.graph = flags.graph;
+  if (flags.warmup >= 0) options.warmup = flags.warmup;
+  if (flags.iters > 0) options.iterations = flags.iters;
+  options.timeout_seconds = flags.timeout;
+  options.env = PeakEnvironment(gpu);
+  report.Progress("run " + target.binary.filename().string() + " on " + gpu.gpu.name);
+  auto run = RunBenchmarks(fs, runner, options);
+  if (!run) return report.Fail(run.error());
+  for (const auto& w : LaunchCountWarnings(run->document, options)) report.Warning(w);
+  auto table = ParseBenchDocument(run->document);
+  if (!table) return report.Fail(table.error());
+
+  const RunMetadata meta =
+      MetadataFor(built->prepared, table->device.empty() ? gpu.gpu.name : table->device, runner);
+  const auto results_dir = built->prepared.paths.project / "results";
+  auto written =
+      WriteResultFiles(fs, results_dir, RenderResultFiles(run->document, *table, meta, stamp));
+  if (!written) return report.Fail(written.error());
+
+  ExitCode exit = BenchExitCode(*table);
+  report.Line(MetadataHeaderLine(meta));
+  report.Line(RenderBenchTable(*table));
+  if (!run->problem.empty()) {
+    report.Warning(run->problem);
+    exit = ExitCode::kCheckFailed;
+  }
+  auto& data = report.data();
+  if (!flags.compare.empty()) {
+    auto compared = CompareWithFile(fs, flags.compare, run->document);
+    if (!compared) return report.Fail(compared.error());
+    report.Line("compared with " + flags.compare + ":");
+    report.Line(RenderCompareTable(*compared));
+    data["compare"] = CompareToJson(*compared);
+    data["compare"]["file"] = flags.compare;
+    if (compared->regressions > 0) exit = ExitCode::kCheckFailed;
+  }
+  report.Line("results: " + (results_dir / ("bench-" + stamp + ".json")).string() +
+              " (+ .csv .md .svg, and latest.*)");
+  report.Line("log: " + options.log.lexically_relative(built->prepared.paths.project).string());
+
+  data["run"] = RunMetadataToJson(meta);
+  data["harness"] = run->document;
+  data["failed"] = table->failed;
+  data["impossible"] = table->impossible;
+  data["problem"] = run->problem;
+  data["results"] = nlohmann::json::array();
+  for (const auto& path : *written) data["results"].push_back(path.string());
+  data["log"] = options.log.string();
+  return report.Finish(exit);
+}
+
+}  // namespace
+
 void AddBenchCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation) {
-  auto* sub = app.add_subcommand("bench", "(not implemented yet)");
-  auto json = std::make_shared<bool>(false);
-  AddJsonFlag(*sub, *json);
-  sub->callback([&invocation, json, &global] {
-    (void)global;
-    invocation.run = [json] {
-      Report report("bench", *json);
-      return report.Fail(MakeError(ExitCode::kInternal, "'bench' is not implemented yet"));
-    };
+  auto* sub = app.add_subcommand(
+      "bench",
+      "Build the harness benchmarks (benchmarks/*.cpp) and time them on the GPU: per case the "
+      "median and p10-p90, GB/s, % of the measured copy bandwidth, TFLOP/s, speedup vs each "
+      "baseline; geometric means; physically impossible results fail. Writes results/.");
+  auto flags = std::make_shared<BenchFlags>();
+  sub->add_option("--filter", flags->filter,
+                  "Run only the cases whose '<benchmark>/<case>' name matches this regular "
+                  "expression (Google Benchmark's --benchmark_filter)");
+  sub->add_option("--compare", flags->compare,
+                  "An earlier results file (e.g. results/latest.json): print each case's change "
+                  "and exit 1 on a regression beyond the measured noise");
+  sub->add_flag("--graph", flags->graph,
+                "Time launches captured in a CUDA graph (for launch-bound shapes)");
+  sub->add_option("--warmup", flags->warmup, "Warm-up launches per case (harness default: 10)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--iters", flags->iters, "Timed launches per case (harness default: 100)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--timeout", flags->timeout,
+                  "Seconds the whole benchmark run may take before it is killed (default: 600)")
+      ->check(CLI::PositiveNumber);
+  AddHarnessBuildFlags(*sub, flags->build);
+  sub->footer(
+      "Output: the table, results/bench-<timestamp>.{json,csv,md,svg} and results/latest.*, "
+      "build/logs/bench.log (all output).\n"
+      "Environment: KBUILD_PEAK_BW_GBPS overrides the 100% line (default: the copy bandwidth "
+      "kbuild doctor measured and cached in KBUILD_CACHE_DIR). The harness receives "
+      "KBUILD_BENCH_JSON, KBUILD_BENCH_GRAPH, KBUILD_BENCH_WARMUP and KBUILD_BENCH_ITERS.\n"
+      "Exit codes: 0 ok, 1 a case failed (incorrect, impossible, crash, timeout) or a "
+      "regression with --compare, 2 bad usage or no benchmarks, 3 compile/link error, 4 no GPU, "
+      "no nvcc or no torch.");
+  sub->callback([&invocation, flags, &global] {
+    invocation.run = [flags, &global] { return RunBenchCommand(global, *flags); };
   });
 }
 

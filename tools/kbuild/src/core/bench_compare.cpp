@@ -1,0 +1,68 @@
+#include "core/bench_compare.h"
+
+#include <fmt/format.h>
+
+#include "core/text_table.h"
+
+namespace kb {
+
+Expected<harness::RegressionReport> CompareWithFile(const FileSystem& fs,
+                                                    const std::filesystem::path& before_file,
+                                                    const nlohmann::json& after) {
+  auto text = fs.Read(before_file);
+  if (!text) {
+    Error e = MakeError(ExitCode::kUsage, "cannot read --compare file " + before_file.string(),
+                        "pass a results file of an earlier run, e.g. results/latest.json");
+    return e;
+  }
+  const auto before = nlohmann::json::parse(*text, nullptr, false);
+  if (before.is_discarded()) {
+    Error e = MakeError(ExitCode::kUsage, "--compare file is not valid JSON",
+                        "pass a results file of an earlier run, e.g. results/latest.json");
+    e.path = before_file.string();
+    return e;
+  }
+  harness::RegressionReport report = harness::CompareBenchDocuments(before, after);
+  if (!report.error.empty()) {
+    const size_t hint_at = report.error.find("\nhint: ");
+    Error e = MakeError(ExitCode::kUsage, report.error.substr(0, hint_at),
+                        hint_at == std::string::npos ? "" : report.error.substr(hint_at + 7));
+    e.path = before_file.string();
+    return e;
+  }
+  return report;
+}
+
+std::string RenderCompareTable(const harness::RegressionReport& report) {
+  std::vector<TableRow> rows;
+  auto us = [](double v) { return v > 0 ? fmt::format("{:.2f}", v) : std::string("-"); };
+  for (const auto& r : report.rows) {
+    const bool measured = r.before_us > 0 && r.after_us > 0;
+    rows.push_back({r.key, us(r.before_us), us(r.after_us),
+                    measured ? fmt::format("{:+.1f}%", 100 * r.change) : "-",
+                    measured ? fmt::format("±{:.1f}%", 100 * r.threshold) : "-",
+                    r.status == "regression" || r.status == "failed"
+                        ? "REGRESSION" + std::string(r.status == "failed" ? " (failed)" : "")
+                        : r.status});
+  }
+  std::string out =
+      RenderTable({"case", "before us", "after us", "change", "noise", "status"}, rows);
+  out += fmt::format("{} regression{} beyond noise\n", report.regressions,
+                     report.regressions == 1 ? "" : "s");
+  return out;
+}
+
+nlohmann::json CompareToJson(const harness::RegressionReport& report) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& r : report.rows) {
+    rows.push_back({{"case", r.key},
+                    {"before_us", r.before_us},
+                    {"after_us", r.after_us},
+                    {"change", r.change},
+                    {"threshold", r.threshold},
+                    {"status", r.status}});
+  }
+  return {{"rows", rows}, {"regressions", report.regressions}};
+}
+
+}  // namespace kb

@@ -1,0 +1,84 @@
+#include "core/results_writer.h"
+
+#include <ctime>
+
+#include "core/svg_chart.h"
+
+namespace kb {
+
+nlohmann::json RunMetadataToJson(const RunMetadata& m) {
+  return {
+      {"date", m.date},
+      {"gpu", m.gpu},
+      {"torch", m.torch},
+      {"cuda", m.cuda},
+      {"kbuild_version", m.kbuild_version},
+      {"git_commit", m.git_commit.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.git_commit)},
+      {"git_dirty", m.git_dirty}};
+}
+
+std::string MetadataHeaderLine(const RunMetadata& m) {
+  std::string line = m.date + " · " + (m.gpu.empty() ? "unknown GPU" : m.gpu) + " · torch " +
+                     m.torch + " · CUDA " + m.cuda + " · kbuild " + m.kbuild_version;
+  if (!m.git_commit.empty()) {
+    line += " · commit " + m.git_commit.substr(0, 12) + (m.git_dirty ? " (dirty)" : "");
+  }
+  return line;
+}
+
+std::string IsoLocalTime() {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &local);
+  return buf;
+}
+
+nlohmann::json ResultDocument(const nlohmann::json& harness_doc, const RunMetadata& meta) {
+  nlohmann::json doc = harness_doc;
+  doc["run"] = RunMetadataToJson(meta);
+  return doc;
+}
+
+std::vector<std::pair<std::string, std::string>> RenderResultFiles(
+    const nlohmann::json& harness_doc, const BenchTable& table, const RunMetadata& meta,
+    const std::string& stamp) {
+  const std::string header = MetadataHeaderLine(meta);
+  ChartText text{header, table.baselines.empty() ? "" : table.baselines.front()};
+  std::vector<ChartBar> bars;
+  for (const auto& r : table.rows) {
+    const double speedup =
+        r.speedups.empty() || text.baseline.empty() ? 0 : r.speedups.front().second;
+    bars.push_back({r.Key(), r.percent_of_peak, speedup, r.failed()});
+  }
+  const std::pair<const char*, std::string> contents[] = {
+      {".json", ResultDocument(harness_doc, meta).dump(2) + "\n"},
+      {".csv", BenchCsv(table)},
+      {".md", "# Benchmark results\n\n" + BenchMarkdown(table, header)},
+      {".svg", RenderBarChartSvg(text, bars)},
+  };
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& [ext, content] : contents) files.emplace_back("bench-" + stamp + ext, content);
+  for (const auto& [ext, content] : contents)
+    files.emplace_back(std::string("latest") + ext, content);
+  return files;
+}
+
+Expected<std::vector<std::filesystem::path>> WriteResultFiles(
+    FileSystem& fs, const std::filesystem::path& results_dir,
+    const std::vector<std::pair<std::string, std::string>>& files) {
+  std::vector<std::filesystem::path> written;
+  for (const auto& [name, content] : files) {
+    if (Status s = fs.Write(results_dir / name, content); !s) {
+      Error e = s.error();
+      e.hint = "check that " + results_dir.string() +
+               " is writable; files written before this one are complete";
+      return e;
+    }
+    written.push_back(results_dir / name);
+  }
+  return written;
+}
+
+}  // namespace kb

@@ -1,0 +1,52 @@
+// Writes a benchmark run into the project's results/ folder: the harness
+// document plus run metadata as bench-<timestamp>.json, and .csv, .md and
+// .svg beside it; the same four as latest.*. Everything is rendered in memory
+// first and written through FileSystem (temp file + rename), so a failure
+// never leaves a half-written results file.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/bench_results.h"
+#include "core/error.h"
+#include "core/fs.h"
+
+namespace kb {
+
+struct RunMetadata {
+  std::string date;  // ISO 8601 local time, "2026-11-30T14:25:01"
+  std::string gpu;
+  std::string torch;  // "2.11.0+cu130"
+  std::string cuda;   // nvcc's release, "13.0"
+  std::string kbuild_version;
+  std::string git_commit;  // empty outside git
+  bool git_dirty = false;
+};
+
+nlohmann::json RunMetadataToJson(const RunMetadata& meta);
+
+// "2026-11-30T14:25:01 · NVIDIA H200 · torch 2.11.0+cu130 · CUDA 13.0 · kbuild 0.1.0 ·
+// commit 1a2b3c4d (dirty)": the first line of the markdown file and the chart title.
+std::string MetadataHeaderLine(const RunMetadata& meta);
+
+// Now, for RunMetadata::date.
+std::string IsoLocalTime();
+
+// The harness document with a "run" object added; still a valid input of
+// kbuild bench --compare.
+nlohmann::json ResultDocument(const nlohmann::json& harness_doc, const RunMetadata& meta);
+
+// filename -> content for one run: bench-<stamp>.{json,csv,md,svg} and latest.*.
+std::vector<std::pair<std::string, std::string>> RenderResultFiles(
+    const nlohmann::json& harness_doc, const BenchTable& table, const RunMetadata& meta,
+    const std::string& stamp);
+
+// Writes them under `results_dir`; returns the paths written.
+Expected<std::vector<std::filesystem::path>> WriteResultFiles(
+    FileSystem& fs, const std::filesystem::path& results_dir,
+    const std::vector<std::pair<std::string, std::string>>& files);
+
+}  // namespace kb

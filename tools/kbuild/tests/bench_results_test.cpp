@@ -1,0 +1,114 @@
+#include "core/bench_results.h"
+
+#include <gtest/gtest.h>
+
+namespace kb {
+namespace {
+
+nlohmann::json Case(const std::string& name, double median, double gbps, double pct, double speedup,
+                    std::vector<std::string> problems = {}) {
+  return {{"benchmark", "scale_add"},
+          {"case", name},
+          {"correctness_only", false},
+          {"time_us", {{"median", median}, {"p10", median * 0.99}, {"p90", median * 1.02}}},
+          {"gbps", gbps},
+          {"percent_of_peak", pct},
+          {"tflops", 0},
+          {"baselines", nlohmann::json::array({{{"name", "at::add"}, {"speedup", speedup}}})},
+          {"verdict", problems.empty() ? "ok" : "fail"},
+          {"problems", problems}};
+}
+
+nlohmann::json Document() {
+  return {{"schema", "kbuild-harness-bench/1"},
+          {"device", "NVIDIA H200"},
+          {"peak", {{"copy_bandwidth_gbps", 4273.0}, {"source", "KBUILD_PEAK_BW_GBPS"}}},
+          {"cases",
+           nlohmann::json::array(
+               {Case("1048576 bf16", 10, 629.1, 14.7, 1.5),
+                Case("268435456 bf16", 400, 9000, 210.6, 9.0,
+                     {"physically impossible: 9000 GB/s is above the measured copy bandwidth"})})},
+          {"geomean_speedup", {{"at::add", {{"speedup", 1.5}, {"cases", 1}}}}},
+          {"failed", 1}};
+}
+
+TEST(BenchResults, ParsesCasesBaselinesAndGeomeans) {
+  auto table = ParseBenchDocument(Document());
+  ASSERT_TRUE(table.ok()) << table.error().message;
+  EXPECT_EQ(table->device, "NVIDIA H200");
+  EXPECT_DOUBLE_EQ(table->peak_gbps, 4273.0);
+  EXPECT_EQ(table->baselines, std::vector<std::string>{"at::add"});
+  ASSERT_EQ(table->rows.size(), 2u);
+  EXPECT_EQ(table->rows[0].Key(), "scale_add/1048576 bf16");
+  EXPECT_EQ(table->rows[0].Verdict(), "ok");
+  EXPECT_TRUE(table->rows[1].impossible);
+  EXPECT_EQ(table->rows[1].Verdict(), "IMPOSSIBLE");
+  EXPECT_EQ(table->failed, 1);
+  EXPECT_EQ(table->impossible, 1);
+  ASSERT_EQ(table->geomeans.size(), 1u);
+  EXPECT_EQ(table->geomeans[0].cases, 1);
+  EXPECT_EQ(BenchExitCode(*table), ExitCode::kCheckFailed);
+}
+
+TEST(BenchResults, RejectsADocumentOfAnotherSchema) {
+  auto table = ParseBenchDocument({{"schema", "kbuild-harness-test/1"}});
+  ASSERT_FALSE(table.ok());
+  EXPECT_EQ(table.error().code, ExitCode::kInternal);
+  EXPECT_EQ(table.error().message,
+            "the benchmark results are not a kbuild-harness-bench/1 document");
+}
+
+TEST(BenchResults, TableFlagsImpossibleResultsLoudly) {
+  auto table = ParseBenchDocument(Document());
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ(RenderBenchTable(*table),
+            "case                      median us  p10-p90 us     GB/s  % of peak  TFLOP/s  "
+            "vs at::add  verdict\n"
+            "------------------------  ---------  -------------  ----  ---------  -------  "
+            "----------  ----------\n"
+            "scale_add/1048576 bf16    10.00      9.90-10.20     629   14.7%      -        "
+            "1.50x       ok\n"
+            "scale_add/268435456 bf16  400.00     396.00-408.00  9000  210.6%     -        "
+            "9.00x       IMPOSSIBLE\n"
+            "geomean vs at::add: 1.50x over 1 case\n"
+            "100% = 4273 GB/s measured copy bandwidth (KBUILD_PEAK_BW_GBPS)\n"
+            "\nIMPOSSIBLE RESULT scale_add/268435456 bf16:\n"
+            "  physically impossible: 9000 GB/s is above the measured copy bandwidth\n");
+}
+
+TEST(BenchResults, CsvHasOneRowPerCaseAndQuotesCommas) {
+  nlohmann::json doc = Document();
+  doc["cases"][0]["case"] = "a,b";
+  auto table = ParseBenchDocument(doc);
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ(BenchCsv(*table),
+            "benchmark,case,correctness_only,median_us,p10_us,p90_us,gbps,percent_of_peak,"
+            "tflops,speedup vs at::add,verdict\n"
+            "scale_add,\"a,b\",false,10,9.9,10.2,629.1,14.7,0,1.5,ok\n"
+            "scale_add,268435456 bf16,false,400,396,408,9000,210.6,0,9,IMPOSSIBLE\n");
+}
+
+TEST(BenchResults, MarkdownStartsWithTheHeaderLineAndEscapesPipes) {
+  nlohmann::json doc = Document();
+  doc["cases"][0]["case"] = "a|b";
+  auto table = ParseBenchDocument(doc);
+  ASSERT_TRUE(table.ok());
+  const std::string md = BenchMarkdown(*table, "2026-11-30 · NVIDIA H200");
+  EXPECT_EQ(md.substr(0, md.find('\n')), "2026-11-30 · NVIDIA H200");
+  EXPECT_NE(md.find("| case | median us | p10-p90 us | GB/s | % of peak | TFLOP/s | vs at::add | "
+                    "verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n"),
+            std::string::npos);
+  EXPECT_NE(md.find("| scale_add/a\\|b | 10.00 |"), std::string::npos);
+  EXPECT_NE(md.find("- geomean vs at::add: 1.50x over 1 case\n"), std::string::npos);
+}
+
+TEST(BenchResults, AllOkIsExitZero) {
+  nlohmann::json doc = Document();
+  doc["cases"].erase(1);
+  auto table = ParseBenchDocument(doc);
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ(BenchExitCode(*table), ExitCode::kOk);
+}
+
+}  // namespace
+}  // namespace kb

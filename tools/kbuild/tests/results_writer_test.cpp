@@ -1,0 +1,97 @@
+#include "core/results_writer.h"
+
+#include <gtest/gtest.h>
+
+#include "core/bench_compare.h"
+
+namespace kb {
+namespace {
+
+nlohmann::json Document(double median) {
+  return {{"schema", "kbuild-harness-bench/1"},
+          {"device", "NVIDIA H200"},
+          {"cases",
+           {{{"benchmark", "scale_add"},
+             {"case", "1048576 bf16"},
+             {"time_us", {{"median", median}, {"p10", median * 0.99}, {"p90", median * 1.01}}},
+             {"gbps", 600.0},
+             {"percent_of_peak", 14.0},
+             {"baselines", nlohmann::json::array({{{"name", "at::add"}, {"speedup", 1.5}}})},
+             {"verdict", "ok"},
+             {"problems", nlohmann::json::array()}}}}};
+}
+
+RunMetadata Meta() {
+  return {"2026-11-30T14:25:01",
+          "NVIDIA H200",
+          "2.11.0+cu130",
+          "13.0",
+          "0.1.0",
+          "0123456789abcdef0123456789abcdef01234567",
+          true};
+}
+
+TEST(ResultsWriter, HeaderLineNamesDateGpuTorchCuda) {
+  EXPECT_EQ(MetadataHeaderLine(Meta()),
+            "2026-11-30T14:25:01 · NVIDIA H200 · torch 2.11.0+cu130 · CUDA 13.0 · kbuild 0.1.0 · "
+            "commit 0123456789ab (dirty)");
+}
+
+TEST(ResultsWriter, WritesStampedAndLatestFilesOfEveryKind) {
+  MemoryFileSystem fs;
+  auto table = ParseBenchDocument(Document(10));
+  ASSERT_TRUE(table.ok());
+  auto written = WriteResultFiles(
+      fs, "/p/results", RenderResultFiles(Document(10), *table, Meta(), "20261130-142501"));
+  ASSERT_TRUE(written.ok()) << written.error().message;
+  std::vector<std::string> names;
+  for (const auto& p : *written) names.push_back(p.filename().string());
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"bench-20261130-142501.json", "bench-20261130-142501.csv",
+                                      "bench-20261130-142501.md", "bench-20261130-142501.svg",
+                                      "latest.json", "latest.csv", "latest.md", "latest.svg"}));
+  const auto doc = nlohmann::json::parse(*fs.Read("/p/results/latest.json"));
+  EXPECT_EQ(doc["schema"], "kbuild-harness-bench/1");
+  EXPECT_EQ(doc["run"]["gpu"], "NVIDIA H200");
+  EXPECT_EQ(doc["run"]["torch"], "2.11.0+cu130");
+  EXPECT_EQ(doc["run"]["git_dirty"], true);
+  EXPECT_EQ(*fs.Read("/p/results/latest.csv"), *fs.Read("/p/results/bench-20261130-142501.csv"));
+  EXPECT_TRUE(fs.Read("/p/results/latest.md")->starts_with("# Benchmark results\n\n2026-11-30"));
+}
+
+// A results file written by kbuild bench is a valid --compare input.
+TEST(ResultsWriter, ResultDocumentComparesAgainstALaterRun) {
+  MemoryFileSystem fs;
+  (void)fs.Write("/p/results/old.json", ResultDocument(Document(10), Meta()).dump());
+  auto slower = CompareWithFile(fs, "/p/results/old.json", Document(12));
+  ASSERT_TRUE(slower.ok()) << slower.error().message;
+  EXPECT_EQ(slower->regressions, 1);
+  EXPECT_EQ(slower->rows[0].status, "regression");
+  EXPECT_EQ(RenderCompareTable(*slower),
+            "case                    before us  after us  change  noise  status\n"
+            "----------------------  ---------  --------  ------  -----  ----------\n"
+            "scale_add/1048576 bf16  10.00      12.00     +20.0%  ±3.0%  REGRESSION\n"
+            "1 regression beyond noise\n");
+  auto same = CompareWithFile(fs, "/p/results/old.json", Document(10.1));
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->regressions, 0);
+  EXPECT_EQ(same->rows[0].status, "noise");
+}
+
+TEST(ResultsWriter, CompareWithAMissingOrForeignFileIsBadUsage) {
+  MemoryFileSystem fs;
+  auto missing = CompareWithFile(fs, "/p/none.json", Document(10));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ExitCode::kUsage);
+  EXPECT_EQ(missing.error().message, "cannot read --compare file /p/none.json");
+  (void)fs.Write("/p/other.json", "{\"schema\": \"x\", \"cases\": []}");
+  auto foreign = CompareWithFile(fs, "/p/other.json", Document(10));
+  ASSERT_FALSE(foreign.ok());
+  EXPECT_EQ(foreign.error().code, ExitCode::kUsage);
+  EXPECT_EQ(foreign.error().message,
+            "the first file is not a benchmark result (schema 'kbuild-harness-bench/1')");
+  EXPECT_EQ(foreign.error().hint, "pass files written through KBUILD_BENCH_JSON");
+}
+
+}  // namespace
+}  // namespace kb
