@@ -1,0 +1,59 @@
+// scale_add timing against ATen's x * alpha + y (at::add(y, x, alpha), one
+// fused elementwise kernel). Bytes = x read + y read + out written.
+// Memory-bound: the target is the measured copy bandwidth (100%).
+// measured: (pending) - record H200 numbers here with the date.
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "kbuild/harness/benchmark.h"
+
+namespace {
+
+using kb::harness::Args;
+using Shape = std::vector<int64_t>;
+
+double Bytes(const kb::harness::Case& c) {
+  double numel = 1;
+  for (int64_t d : c.shape) numel *= static_cast<double>(d);
+  return 3.0 * numel * static_cast<double>(at::elementSize(c.dtype));
+}
+
+kb::harness::BenchSpec ScaleAddBench() {
+  kb::harness::BenchSpec spec;
+  spec.name = "scale_add";
+  spec.op = kb::harness::ProjectOp("scale_add");
+  // 1M .. 256M elements, plus a transformer-sized 2-D activation.
+  const std::vector<Shape> shapes = {Shape(1, int64_t{1} << 20), Shape(1, int64_t{1} << 24),
+                                     Shape(1, int64_t{1} << 26), Shape(1, int64_t{1} << 28),
+                                     Shape{8192, 4096}};
+  spec.cases = kb::harness::MakeCases(shapes, {at::kBFloat16, at::kFloat});
+  // Too small to time meaningfully (launch-bound): checked, reported, not scored.
+  for (auto& c :
+       kb::harness::MakeCases({Shape(1, 4097)}, {at::kBFloat16}, {.correctness_only = true})) {
+    spec.cases.push_back(c);
+  }
+  spec.make_args = [](kb::harness::ArgFactory& f) {
+    const auto& s = f.test_case().shape;
+    return Args{f.Input(s), f.Input(s), 0.75};
+  };
+  spec.reference = [](const Args& a) {
+    return std::vector<at::Tensor>{a[0].toTensor() * a[2].toDouble() + a[1].toTensor()};
+  };
+  spec.bytes = Bytes;
+  spec.baselines = {
+      {"at::add",
+       [](const Args& a) { at::add(a[1].toTensor(), a[0].toTensor(), a[2].toDouble()); }},
+  };
+  return spec;
+}
+
+const bool registered = [] {
+  kb::harness::RegisterBenchmark(ScaleAddBench());
+  return true;
+}();
+
+}  // namespace
+
+KB_BENCHMARK_MAIN();
