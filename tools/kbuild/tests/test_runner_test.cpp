@@ -110,6 +110,23 @@ TEST(TestRunner, NonZeroExitWithoutAFailedRecordAddsARow) {
   EXPECT_EQ(cases[1].reason, "exit_code");
 }
 
+// bad-kernel tests pass when the harness fails the op: the test's verdict wins.
+TEST(TestRunner, FailedRecordsInAPassingTestAreExpectedFailures) {
+  ProcessResult p;
+  p.exit_code = 0;
+  ParsedTestLines records = ParseTestJsonLines(
+      R"({"schema": "kbuild-harness-test/1", "test": "skips_last", "case": "7 fp32", )"
+      R"("verdict": "fail", "reason": "unwritten"})"
+      "\n",
+      "Bad.SkipsLast");
+  const auto cases = CasesForProcess("Bad.SkipsLast", p, records, std::nullopt, 120);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_TRUE(cases[0].passed);
+  EXPECT_TRUE(cases[0].expected_failure);
+  EXPECT_EQ(TestCaseToJson(cases[0])["verdict"], "expected_fail");
+  EXPECT_EQ(SummaryLine(Summarize(cases, 1)), "1 passed, 0 failed");
+}
+
 TEST(TestRunner, PlainGoogleTestWithoutRecordsIsOneRow) {
   ProcessResult p;
   p.exit_code = 0;

@@ -98,7 +98,9 @@ std::string RenderTestTable(const std::vector<TestCaseResult>& cases) {
     rows.push_back({c.test.empty() ? c.gtest : c.test, c.case_name.empty() ? "-" : c.case_name,
                     c.shape.empty() ? "-" : c.shape, c.dtype.empty() ? "-" : c.dtype,
                     Sci(c.max_abs_error), Sci(c.rel_l2_error), tolerance,
-                    c.passed ? "pass" : "FAIL (" + c.reason + ")",
+                    c.expected_failure ? "expected fail (" + c.reason + ")"
+                    : c.passed         ? "pass"
+                                       : "FAIL (" + c.reason + ")",
                     c.seed ? std::to_string(*c.seed) : "-"});
   }
   std::string out = RenderTable({"test", "case", "shape", "dtype", "max abs err", "rel L2 err",
@@ -123,7 +125,9 @@ nlohmann::json TestCaseToJson(const TestCaseResult& r) {
           {"case", r.case_name},
           {"shape", r.shape},
           {"dtype", r.dtype},
-          {"verdict", r.passed ? "pass" : "fail"},
+          {"verdict", r.expected_failure ? "expected_fail"
+                      : r.passed         ? "pass"
+                                         : "fail"},
           {"reason", r.reason},
           {"message", r.message},
           {"max_abs_error", opt(r.max_abs_error)},

@@ -20,6 +20,9 @@ struct TestCaseResult {
   std::string shape;      // "7x33"
   std::string dtype;
   bool passed = false;
+  // The harness failed this case and the GoogleTest test passed: the test
+  // expects the failure (a deliberately wrong op, ExpectOpFails). Counts as passed.
+  bool expected_failure = false;
   // Harness reason (mismatch, unwritten, ...) or kbuild's own: timeout,
   // crash, exit_code, sanitizer. Empty on pass.
   std::string reason;
