@@ -2,12 +2,14 @@
 # Everything on a GPU machine in one go: build kbuild, scaffold + check + build every template, load
 # each variant in this machine's Python and call its op on the GPU, run `kbuild test` and `kbuild bench`
 # for every template, the harness self-test (deliberately wrong kernels), and the peer benchmark.
-# Full logs go to $OUT (or ./gpu-out); a short summary table is printed last.
+# Logs go to $WORK/logs and, packed, to $OUT/gpu-logs.tar.gz (with summary.tsv and the peer tables
+# beside it in $OUT, default ./gpu-out); a short summary table is printed last.
 # Usage: tools/scripts/gpu-run.sh [--quick]   (--quick: skip the peer benchmark)
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-OUT="${OUT:-$ROOT/gpu-out}"; mkdir -p "$OUT"
+FINAL_OUT="${OUT:-$ROOT/gpu-out}"; mkdir -p "$FINAL_OUT"
 WORK="${KBUILD_GPU_WORK:-/tmp/kbuild-gpu}"; mkdir -p "$WORK"
+OUT="$WORK/logs"; rm -rf "$OUT"; mkdir -p "$OUT"
 QUICK=0; [[ "${1:-}" == "--quick" ]] && QUICK=1
 SUMMARY="$OUT/summary.tsv"; : > "$SUMMARY"
 export PYTHONUNBUFFERED=1 KBUILD_HOME="$ROOT" KBUILD_CACHE_DIR="$WORK/cache"
@@ -34,8 +36,8 @@ BUILD="$WORK/kbuild-build"
 step "build kbuild" kbuild-build.log \
   bash -c "cmake -S '$ROOT' -B '$BUILD' -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBUILD_BUILD_TESTS=OFF && cmake --build '$BUILD'"
 KBUILD="$BUILD/tools/kbuild/kbuild"
-if [[ ! -x "$KBUILD" && -x "$ROOT/_build/tools/kbuild/kbuild" ]]; then
-  KBUILD="$ROOT/_build/tools/kbuild/kbuild"; echo "using the kbuild binary built on the developer machine"
+if [[ ! -x "$KBUILD" && -x "$ROOT/.deps/bin/kbuild" ]]; then
+  KBUILD="$ROOT/.deps/bin/kbuild"; echo "using the kbuild binary built on the developer machine"
 fi
 export PATH="$(dirname "$KBUILD"):$PATH"
 
@@ -45,8 +47,9 @@ kbuild doctor --json > "$OUT/doctor.json" 2>/dev/null
 for tdir in "$ROOT"/templates/*/; do
   t="$(basename "$tdir")"; [[ -f "$tdir/template.toml" ]] || continue
   proj="$WORK/proj-$t"; rm -rf "$proj"
+  name="${t//_/-}-demo"
   step "$t: init+check+build" "$t.log" bash -c \
-    "kbuild init '$t-demo' --template '$t' --dir '$proj' && kbuild -C '$proj' check && kbuild -C '$proj' build" || continue
+    "kbuild init '$name' --template '$t' --dir '$proj' && kbuild -C '$proj' check && kbuild -C '$proj' build" || continue
   step "$t: load+call (python)" "$t.log" python3 "$ROOT/tools/scripts/smoke_call.py" "$t" "$proj"
   step "$t: kbuild test" "$t.log" kbuild -C "$proj" test
   step "$t: kbuild bench" "$t.log" kbuild -C "$proj" bench
@@ -59,14 +62,29 @@ if [[ -d "$ROOT/tools/harness/bad_kernels" ]]; then
 fi
 
 if [[ $QUICK == 0 && -f "$ROOT/tools/peer_bench/rmsnorm_peers.py" ]]; then
-  if ls "$ROOT"/.whl/*.whl >/dev/null 2>&1; then
+  # Peer wheels travel in .whl/ (or split over .whl-a/ and .whl-b/ to fit the transfer limit;
+  # a wheel too large for one transfer travels as <name>.part.* chunks joined here).
+  WHEELS="$WORK/wheels"; mkdir -p "$WHEELS"
+  cp "$ROOT"/.whl*/*.whl "$ROOT"/.whl*/*.part.* "$WHEELS"/ 2>/dev/null
+  for first in "$WHEELS"/*.part.aa; do
+    base="${first%.part.aa}"
+    [[ -e "$first" && -e "$base.part.ab" ]] || continue   # join once every chunk has arrived
+    cat "$base".part.* > "$base" && rm -f "$base".part.*
+  done
+  ls "$WHEELS" > "$OUT/wheels.log"
+  if ls "$WHEELS"/*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-      --target /tmp/site "$ROOT"/.whl/*.whl > "$OUT/wheels.log" 2>&1
+      --target /tmp/site "$WHEELS"/*.whl >> "$OUT/wheels.log" 2>&1
     export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
   fi
   step "peer benchmark (rmsnorm)" peers.log \
-    python3 "$ROOT/tools/peer_bench/rmsnorm_peers.py" --variant-root "$WORK" --json "$OUT/peers.json"
-  tail -60 "$OUT/peers.log"
+    python3 -X faulthandler "$ROOT/tools/peer_bench/rmsnorm_peers.py" "$WORK/proj-rmsnorm" \
+      --fused "$WORK/proj-fused_add_rmsnorm" --head "$WORK/proj-head_rmsnorm" \
+      --json "$OUT/peers.json" ${PEER_ARGS:-}
+  cp "$OUT/peers.log" "$OUT/peers.md"
 fi
 
+for extra in ${GPU_RUN_EXTRA:-}; do [[ -f "$extra" ]] && cp "$extra" "$OUT/"; done
+tar -czf "$FINAL_OUT/gpu-logs.tar.gz" -C "$WORK" logs
+cp "$SUMMARY" "$OUT"/peers.md "$OUT"/peers.json "$FINAL_OUT"/ 2>/dev/null
 echo; echo "== summary"; column -t -s $'\t' "$SUMMARY"

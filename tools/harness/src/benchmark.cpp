@@ -62,6 +62,26 @@ bool GraphMode(const BenchSpec& spec) {
   return State().graph_flag || (env && *env == "1");
 }
 
+// KBUILD_BENCH_WARMUP / KBUILD_BENCH_ITERS (set by `kbuild bench --warmup/--iters`) override
+// the spec's counts; a malformed or non-positive value is ignored with a message.
+int CountFromEnv(const char* name, int fallback) {
+  auto env = ProcessEnvironment()(name);
+  if (!env) return fallback;
+  try {
+    const int n = std::stoi(*env);
+    if (n > 0) return n;
+  } catch (const std::exception&) {
+  }
+  std::cerr << "kbuild harness: ignoring " << name << "='" << *env
+            << "' (expected a positive integer)\n";
+  return fallback;
+}
+
+int WarmupCount(const BenchSpec& spec) { return CountFromEnv("KBUILD_BENCH_WARMUP", spec.warmup); }
+int IterationCount(const BenchSpec& spec) {
+  return CountFromEnv("KBUILD_BENCH_ITERS", spec.iterations);
+}
+
 // Checks the op on this case's shape before timing it; "" when correct.
 std::string CheckFirst(const BenchSpec& spec, const Case& c) {
   if (!spec.reference) return "";
@@ -82,7 +102,8 @@ std::string CheckFirst(const BenchSpec& spec, const Case& c) {
 Summary TimeOne(const std::string& what, const std::function<void(const Args&)>& call,
                 const std::vector<Args>& sets, const BenchSpec& spec, bool graph,
                 BenchRecord* record) {
-  TimingOptions options{spec.warmup, spec.iterations, static_cast<int>(sets.size()), graph};
+  TimingOptions options{WarmupCount(spec), IterationCount(spec), static_cast<int>(sets.size()),
+                        graph};
   Timing timing;
   try {
     timing = TimeLaunches([&](int set) { call(sets[set]); }, options);
@@ -116,8 +137,8 @@ BenchRecord MeasureCase(const BenchSpec& spec, const Case& c) {
   r.shape = c.shape;
   r.dtype = std::string(DTypeName(ToDType(c.dtype)));
   r.correctness_only = c.correctness_only;
-  r.warmup = spec.warmup;
-  r.iterations = spec.iterations;
+  r.warmup = WarmupCount(spec);
+  r.iterations = IterationCount(spec);
   const bool graph = GraphMode(spec);
   r.mode = graph ? "graph+rotate" : "events+l2flush";
   r.bytes = spec.bytes ? spec.bytes(c) : 0;

@@ -144,9 +144,9 @@ TEST(CMakeGen, TestAndBenchmarkTargetsOnlyWithHarnessAndSources) {
   EXPECT_NE(text.find("include(\"/kb/tools/harness/harness.cmake\")"), std::string::npos);
   EXPECT_NE(text.find("add_executable(kbuild_tests\n  \"/p/tests/test_my_op.cpp\")"),
             std::string::npos);
-  EXPECT_NE(text.find("GTest::gtest GTest::gtest_main kbuild_harness kbuild_torch kbuild_ops"),
+  EXPECT_NE(text.find("GTest::gtest GTest::gtest_main kbuild_harness kbuild_torch)\nkbuild_harness_link_ops(kbuild_tests kbuild_ops)"),
             std::string::npos);
-  EXPECT_NE(text.find("benchmark::benchmark kbuild_harness kbuild_torch kbuild_ops"),
+  EXPECT_NE(text.find("benchmark::benchmark kbuild_harness kbuild_torch)\nkbuild_harness_link_ops(kbuild_benchmarks kbuild_ops)"),
             std::string::npos);
 }
 

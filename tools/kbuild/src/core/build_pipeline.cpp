@@ -1,6 +1,7 @@
 #include "core/build_pipeline.h"
 
 #include "core/kbuild_home.h"
+#include "core/project_checks.h"
 #include "core/variant.h"
 
 namespace kb {
@@ -35,6 +36,18 @@ void WarnOnCudaMismatch(const TorchEnv& torch, const CudaEnv& cuda,
   }
 }
 
+// The first finding of a failed project check, as a bad-project error (exit 2).
+Status RefuseFailedChecks(const CheckFindings& findings) {
+  if (findings.errors.empty()) return {};
+  Error e = findings.errors.front();
+  if (e.code != ExitCode::kEnvironment) e.code = ExitCode::kUsage;
+  if (findings.errors.size() > 1) {
+    e.hint += std::string(e.hint.empty() ? "" : "; ") + "run 'kbuild check' for all " +
+              std::to_string(findings.errors.size()) + " findings";
+  }
+  return e;
+}
+
 }  // namespace
 
 Expected<std::string> ReadResource(const FileSystem& fs, const std::string& name) {
@@ -57,6 +70,10 @@ Expected<PreparedBuild> PrepareBuild(FileSystem& fs, ProcessRunner& runner,
   if (!config) return config.error();
   p.config = std::move(*config);
   p.config.root = p.paths.project;  // generated CMake needs absolute paths
+  // Refuse what `kbuild check` would refuse before CMake turns it into a less clear error.
+  if (auto status = RefuseFailedChecks(CheckProjectFiles(fs, p.config)); !status) {
+    return status.error();
+  }
 
   TorchSearch search;
   search.project_dir = p.paths.project;
@@ -68,6 +85,10 @@ Expected<PreparedBuild> PrepareBuild(FileSystem& fs, ProcessRunner& runner,
   auto cuda = DiscoverCuda(runner);
   if (!cuda) return cuda.error();
   p.cuda = std::move(*cuda);
+  if (auto status = RefuseFailedChecks(CheckCudaCapabilities(fs, p.config, p.cuda.archs));
+      !status) {
+    return status.error();
+  }
   WarnOnCudaMismatch(p.torch, p.cuda, &p.warnings);
 
   auto variant = VariantName(p.torch.version, p.torch.cuda, p.torch.cxx11_abi);

@@ -152,8 +152,10 @@ void RenderHarnessTargets(const CMakePlan& plan, std::ostringstream& out) {
     out << "find_package(GTest REQUIRED)\n"
         << "add_executable(" << kTestsTarget << QuoteList(plan.test_sources, "  ") << ")\n"
         << "target_link_libraries(" << kTestsTarget
-        << " PRIVATE GTest::gtest GTest::gtest_main kbuild_harness kbuild_torch " << kOpsTarget
-        << ")\n"
+        << " PRIVATE GTest::gtest GTest::gtest_main kbuild_harness kbuild_torch)\n"
+        // Nothing references the ops library by symbol: without --no-as-needed the linker
+        // drops it and its TORCH_LIBRARY registration never runs.
+        << "kbuild_harness_link_ops(" << kTestsTarget << " " << kOpsTarget << ")\n"
         << "target_compile_definitions(" << kTestsTarget
         << " PRIVATE TORCH_EXTENSION_NAME=" << plan.op_namespace << ")\n";
   }
@@ -162,7 +164,8 @@ void RenderHarnessTargets(const CMakePlan& plan, std::ostringstream& out) {
         << "add_executable(" << kBenchmarksTarget << QuoteList(plan.benchmark_sources, "  ")
         << ")\n"
         << "target_link_libraries(" << kBenchmarksTarget
-        << " PRIVATE benchmark::benchmark kbuild_harness kbuild_torch " << kOpsTarget << ")\n"
+        << " PRIVATE benchmark::benchmark kbuild_harness kbuild_torch)\n"
+        << "kbuild_harness_link_ops(" << kBenchmarksTarget << " " << kOpsTarget << ")\n"
         << "target_compile_definitions(" << kBenchmarksTarget
         << " PRIVATE TORCH_EXTENSION_NAME=" << plan.op_namespace << ")\n";
   }
