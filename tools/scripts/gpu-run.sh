@@ -4,13 +4,17 @@
 # for every template, the harness self-test (deliberately wrong kernels), and the peer benchmark.
 # Logs go to $WORK/logs and, packed, to $OUT/gpu-logs.tar.gz (with summary.tsv and the peer tables
 # beside it in $OUT, default ./gpu-out); a short summary table is printed last.
-# Usage: tools/scripts/gpu-run.sh [--quick]   (--quick: skip the peer benchmark)
+# Usage: tools/scripts/gpu-run.sh [--quick | --peers-only]
+#   --quick: skip the peer benchmark; --peers-only: only the peer benchmark, on the projects an
+#   earlier run of this script left in $KBUILD_GPU_WORK (default /tmp/kbuild-gpu).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 FINAL_OUT="${OUT:-$ROOT/gpu-out}"; mkdir -p "$FINAL_OUT"
 WORK="${KBUILD_GPU_WORK:-/tmp/kbuild-gpu}"; mkdir -p "$WORK"
 OUT="$WORK/logs"; rm -rf "$OUT"; mkdir -p "$OUT"
-QUICK=0; [[ "${1:-}" == "--quick" ]] && QUICK=1
+QUICK=0; PEERS_ONLY=0
+[[ "${1:-}" == "--quick" ]] && QUICK=1
+[[ "${1:-}" == "--peers-only" ]] && PEERS_ONLY=1
 SUMMARY="$OUT/summary.tsv"; : > "$SUMMARY"
 export PYTHONUNBUFFERED=1 KBUILD_HOME="$ROOT" KBUILD_CACHE_DIR="$WORK/cache"
 
@@ -32,6 +36,7 @@ step() {
 } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
 
+if [[ $PEERS_ONLY == 0 ]]; then
 BUILD="$WORK/kbuild-build"
 step "build kbuild" kbuild-build.log \
   bash -c "cmake -S '$ROOT' -B '$BUILD' -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBUILD_BUILD_TESTS=OFF && cmake --build '$BUILD'"
@@ -53,13 +58,18 @@ for tdir in "$ROOT"/templates/*/; do
   step "$t: load+call (python)" "$t.log" python3 "$ROOT/tools/scripts/smoke_call.py" "$t" "$proj"
   step "$t: kbuild test" "$t.log" kbuild -C "$proj" test
   step "$t: kbuild bench" "$t.log" kbuild -C "$proj" bench
-  cp "$proj"/results/*.md "$OUT/" 2>/dev/null || true
+  cp "$proj/results/latest.md" "$OUT/bench-$t.md" 2>/dev/null
+  cp "$proj/results/latest.json" "$OUT/bench-$t.json" 2>/dev/null
 done
 
 if [[ -d "$ROOT/tools/harness/bad_kernels" ]]; then
   step "harness self-test (wrong kernels)" harness-selftest.log \
     bash "$ROOT/tools/harness/bad_kernels/run.sh" "$WORK/bad-kernels"
 fi
+
+  step "harness self-test: kbuild test on the wrong kernels" harness-selftest.log \
+    kbuild -C "$ROOT/tools/harness/bad_kernels" test
+fi  # PEERS_ONLY
 
 if [[ $QUICK == 0 && -f "$ROOT/tools/peer_bench/rmsnorm_peers.py" ]]; then
   # Peer wheels travel in .whl/ (or split over .whl-a/ and .whl-b/ to fit the transfer limit;
