@@ -44,6 +44,19 @@ TEST(BenchRunner, CrashBeforeAnyResultIsAFailureWithTheCudaError) {
   EXPECT_EQ(run.error().detail, "CUDA error: invalid device function\nAborted\n");
 }
 
+// The harness writes its JSON itself, so the results folder must exist before it runs
+// (seen on the H200, 2026-11-30: "cannot write results" on a fresh project).
+TEST(BenchRunner, CreatesTheResultsFolderBeforeTheHarnessRuns) {
+  MemoryFileSystem fs;
+  bool folder_existed = false;
+  FakeProcessRunner runner([&](const std::vector<std::string>&, const RunOptions&) {
+    folder_existed = fs.IsDirectory("/p/build/bench-results");
+    return ProcessResult{0, false, false, ""};
+  });
+  (void)RunBenchmarks(fs, runner, Options());
+  EXPECT_TRUE(folder_existed);
+}
+
 TEST(BenchRunner, TimeoutKeepsTheCasesMeasuredBefore) {
   MemoryFileSystem fs;
   FakeProcessRunner runner([&fs](const std::vector<std::string>&, const RunOptions& run) {

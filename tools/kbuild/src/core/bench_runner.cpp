@@ -23,6 +23,8 @@ Expected<BenchRunOutcome> RunBenchmarks(FileSystem& fs, ProcessRunner& runner,
                                         const BenchRunOptions& o) {
   // A document left by an earlier run must not pass for this run's.
   if (Status s = fs.Remove(o.json_file); !s) return s.error();
+  // The harness writes the JSON itself (temp file + rename): its folder must exist.
+  if (Status s = fs.MakeDirectories(o.json_file.parent_path()); !s) return s.error();
   if (Status s = fs.Write(o.log, ""); !s) return s.error();
   RunOptions run;
   run.env = BenchEnvironment(o);
