@@ -90,17 +90,57 @@ def smoke_head_rmsnorm(m):
     return ok
 
 
+# Calls the op must refuse with a RuntimeError (never a crash): each runs in its own process,
+# so a crash in one error path is reported and the others still run.
+REJECTIONS = {
+    "rmsnorm": {
+        "unsupported dtype": "m.rms_norm(torch.randn(4, 64, device='cuda', dtype=torch.float64), None, 1e-6)",
+        "strided last dim": "m.rms_norm(torch.randn(4, 128, device='cuda')[:, ::2], None, 1e-6)",
+        "weight of wrong shape": "m.rms_norm(torch.randn(4, 64, device='cuda'), torch.randn(63, device='cuda'), 1e-6)",
+        "unevenly spaced rows": "m.rms_norm(torch.randn(4, 1536, device='cuda')[:, :1024].view(4, 8, 128), None, 1e-6)",
+    },
+}
+
+
+def run_rejection(project: Path, code: str) -> None:
+    m = load_variant(project)
+    try:
+        eval(code, {"m": m, "torch": torch})
+        torch.cuda.synchronize()
+    except RuntimeError as e:
+        print("rejected:", str(e).splitlines()[0][:200])
+        sys.exit(0)
+    print("accepted (expected a RuntimeError)")
+    sys.exit(1)
+
+
+def check_rejections(template: str, project: Path) -> bool:
+    import subprocess
+    ok = True
+    for name, code in REJECTIONS.get(template, {}).items():
+        r = subprocess.run([sys.executable, __file__, "--reject", template, str(project), code],
+                           capture_output=True, text=True, timeout=120)
+        last = (r.stdout.strip().splitlines() or [""])[-1]
+        verdict = "ok" if r.returncode == 0 else f"FAIL (exit {r.returncode})"
+        print(f"  rejects {name:30s} {verdict}: {last[:150]}")
+        ok &= r.returncode == 0
+    return ok
+
+
 SMOKES = {"blank": smoke_blank, "rmsnorm": smoke_rmsnorm,
           "fused_add_rmsnorm": smoke_fused_add_rmsnorm, "head_rmsnorm": smoke_head_rmsnorm}
 
 
 def main():
+    if sys.argv[1] == "--reject":
+        run_rejection(Path(sys.argv[3]), sys.argv[4])
     template, project = sys.argv[1], Path(sys.argv[2])
     if template not in SMOKES:
         sys.exit(f"no smoke check for template '{template}' (known: {', '.join(SMOKES)})")
     torch.manual_seed(0)
     ok = SMOKES[template](load_variant(project))
     torch.cuda.synchronize()
+    ok &= check_rejections(template, project)
     print("smoke:", "ok" if ok else "FAILED")
     sys.exit(0 if ok else 1)
 

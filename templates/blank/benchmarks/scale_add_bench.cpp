@@ -24,10 +24,11 @@ kb::harness::BenchSpec ScaleAddBench() {
   kb::harness::BenchSpec spec;
   spec.name = "scale_add";
   spec.op = kb::harness::ProjectOp("scale_add");
-  // 1M .. 256M elements, plus a transformer-sized 2-D activation.
+  // 1M .. 64M elements, plus a transformer-sized 2-D activation.
+  // Largest case 2^26 elements: the float64 CPU check before timing grows with the size
+  // (2^28 took minutes on the H200 machine's host, 2026-11-30).
   const std::vector<Shape> shapes = {Shape(1, int64_t{1} << 20), Shape(1, int64_t{1} << 24),
-                                     Shape(1, int64_t{1} << 26), Shape(1, int64_t{1} << 28),
-                                     Shape{8192, 4096}};
+                                     Shape(1, int64_t{1} << 26), Shape{8192, 4096}};
   spec.cases = kb::harness::MakeCases(shapes, {at::kBFloat16, at::kFloat});
   // Too small to time meaningfully (launch-bound): checked, reported, not scored.
   for (auto& c :
