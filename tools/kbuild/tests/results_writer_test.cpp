@@ -78,6 +78,21 @@ TEST(ResultsWriter, ResultDocumentComparesAgainstALaterRun) {
   EXPECT_EQ(same->rows[0].status, "noise");
 }
 
+// `kbuild bench --compare results/latest.json` replaces that very file: the baseline is read
+// first, so the comparison is against the earlier run (seen comparing a run with itself on the
+// H200, 2026-11-30, before this was fixed).
+TEST(ResultsWriter, BaselineReadBeforeResultsAreRewrittenStaysTheEarlierRun) {
+  MemoryFileSystem fs;
+  (void)fs.Write("/p/results/latest.json", ResultDocument(Document(10), Meta()).dump());
+  auto baseline = LoadBenchBaseline(fs, "/p/results/latest.json");
+  ASSERT_TRUE(baseline.ok());
+  (void)fs.Write("/p/results/latest.json", ResultDocument(Document(12), Meta()).dump());
+  auto compared = CompareWithBaseline(*baseline, Document(12));
+  ASSERT_TRUE(compared.ok());
+  EXPECT_EQ(compared->rows[0].before_us, 10);
+  EXPECT_EQ(compared->regressions, 1);
+}
+
 TEST(ResultsWriter, CompareWithAMissingOrForeignFileIsBadUsage) {
   MemoryFileSystem fs;
   auto missing = CompareWithFile(fs, "/p/none.json", Document(10));

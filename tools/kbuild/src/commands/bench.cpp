@@ -65,6 +65,13 @@ int RunBenchCommand(const GlobalOptions& global, const BenchFlags& flags) {
                    ": the harness measures it itself (run kbuild doctor to cache it)");
   }
 
+  std::optional<BenchBaseline> baseline;
+  if (!flags.compare.empty()) {
+    auto loaded = LoadBenchBaseline(fs, flags.compare);
+    if (!loaded) return report.Fail(loaded.error());
+    baseline = std::move(*loaded);
+  }
+
   const std::string stamp = FileTimestamp();
   BenchRunOptions options;
   options.binary = target.binary;
@@ -98,8 +105,8 @@ int RunBenchCommand(const GlobalOptions& global, const BenchFlags& flags) {
     exit = ExitCode::kCheckFailed;
   }
   auto& data = report.data();
-  if (!flags.compare.empty()) {
-    auto compared = CompareWithFile(fs, flags.compare, run->document);
+  if (baseline) {
+    auto compared = CompareWithBaseline(*baseline, run->document);
     if (!compared) return report.Fail(compared.error());
     report.Line("compared with " + flags.compare + ":");
     report.Line(RenderCompareTable(*compared));

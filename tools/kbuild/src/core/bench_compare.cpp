@@ -6,31 +6,43 @@
 
 namespace kb {
 
-Expected<harness::RegressionReport> CompareWithFile(const FileSystem& fs,
-                                                    const std::filesystem::path& before_file,
-                                                    const nlohmann::json& after) {
+Expected<BenchBaseline> LoadBenchBaseline(const FileSystem& fs,
+                                          const std::filesystem::path& before_file) {
   auto text = fs.Read(before_file);
   if (!text) {
     Error e = MakeError(ExitCode::kUsage, "cannot read --compare file " + before_file.string(),
                         "pass a results file of an earlier run, e.g. results/latest.json");
     return e;
   }
-  const auto before = nlohmann::json::parse(*text, nullptr, false);
+  auto before = nlohmann::json::parse(*text, nullptr, false);
   if (before.is_discarded()) {
     Error e = MakeError(ExitCode::kUsage, "--compare file is not valid JSON",
                         "pass a results file of an earlier run, e.g. results/latest.json");
     e.path = before_file.string();
     return e;
   }
-  harness::RegressionReport report = harness::CompareBenchDocuments(before, after);
+  return BenchBaseline{before_file, std::move(before)};
+}
+
+Expected<harness::RegressionReport> CompareWithBaseline(const BenchBaseline& baseline,
+                                                        const nlohmann::json& after) {
+  harness::RegressionReport report = harness::CompareBenchDocuments(baseline.document, after);
   if (!report.error.empty()) {
     const size_t hint_at = report.error.find("\nhint: ");
     Error e = MakeError(ExitCode::kUsage, report.error.substr(0, hint_at),
                         hint_at == std::string::npos ? "" : report.error.substr(hint_at + 7));
-    e.path = before_file.string();
+    e.path = baseline.file.string();
     return e;
   }
   return report;
+}
+
+Expected<harness::RegressionReport> CompareWithFile(const FileSystem& fs,
+                                                    const std::filesystem::path& before_file,
+                                                    const nlohmann::json& after) {
+  auto baseline = LoadBenchBaseline(fs, before_file);
+  if (!baseline) return baseline.error();
+  return CompareWithBaseline(*baseline, after);
 }
 
 std::string RenderCompareTable(const harness::RegressionReport& report) {

@@ -14,7 +14,22 @@
 
 namespace kb {
 
-// Exit 2 when the file cannot be read or is not a benchmark document.
+// An earlier run's results document, read BEFORE this run writes results/ (the file given
+// to --compare is often results/latest.json, which this run replaces).
+struct BenchBaseline {
+  std::filesystem::path file;
+  nlohmann::json document;
+};
+
+// Exit 2 when the file cannot be read or is not JSON.
+Expected<BenchBaseline> LoadBenchBaseline(const FileSystem& fs,
+                                          const std::filesystem::path& before_file);
+
+// Exit 2 when the baseline is not a benchmark document.
+Expected<harness::RegressionReport> CompareWithBaseline(const BenchBaseline& baseline,
+                                                        const nlohmann::json& after);
+
+// LoadBenchBaseline then CompareWithBaseline.
 Expected<harness::RegressionReport> CompareWithFile(const FileSystem& fs,
                                                     const std::filesystem::path& before_file,
                                                     const nlohmann::json& after);
