@@ -26,7 +26,7 @@ step() {
   "$@" >>"$log" 2>&1
   local rc=$?
   printf '%s\t%s\t%ss\t%s\n' "$name" "$([[ $rc == 0 ]] && echo ok || echo "FAIL($rc)")" \
-    "$((SECONDS - t0))" "$2" >> "$SUMMARY"
+    "$((SECONDS - t0))" "logs/$(basename "$log")" >> "$SUMMARY"
   return $rc
 }
 
@@ -86,6 +86,10 @@ if [[ $QUICK == 0 && -f "$ROOT/tools/peer_bench/rmsnorm_peers.py" ]]; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
       --target /tmp/site "$WHEELS"/*.whl >> "$OUT/wheels.log" 2>&1
     export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
+    # .pth files (the CuTe DSL puts its `cutlass` package on sys.path through one) are read only
+    # in site directories, not on PYTHONPATH: add the folder they name.
+    [[ -d /tmp/site/nvidia_cutlass_dsl/dsl_packages ]] && \
+      export PYTHONPATH="/tmp/site/nvidia_cutlass_dsl/dsl_packages:$PYTHONPATH"
   fi
   step "peer benchmark (rmsnorm)" peers.log \
     python3 -X faulthandler "$ROOT/tools/peer_bench/rmsnorm_peers.py" "$WORK/proj-rmsnorm" \
@@ -97,4 +101,6 @@ fi
 for extra in ${GPU_RUN_EXTRA:-}; do [[ -f "$extra" ]] && cp "$extra" "$OUT/"; done
 tar -czf "$FINAL_OUT/gpu-logs.tar.gz" -C "$WORK" logs
 cp "$SUMMARY" "$OUT"/peers.md "$OUT"/peers.json "$FINAL_OUT"/ 2>/dev/null
-echo; echo "== summary"; column -t -s $'\t' "$SUMMARY"
+echo; echo "== summary"
+# column(1) is not on every machine: align with awk.
+awk -F'\t' '{ printf "%-52s %-10s %6s  %s\n", $1, $2, $3, $4 }' "$SUMMARY"
