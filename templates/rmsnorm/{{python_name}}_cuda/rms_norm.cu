@@ -15,7 +15,10 @@
 //                     hidden > 16384, or narrower vectors on odd sizes
 // fp32 accumulation; rsqrtf; one __syncthreads per row.
 //
-// measured: (pending) - H200 numbers go here with the date once run there.
+// measured (H200, 2026-11-30, torch 2.11.0+cu130, CUDA 13.0; kbuild bench, L2 flushed, median):
+//   bf16 32768x4096 134.1 us = 4004 GB/s (94.8% of the 4226 GB/s copy); 32768x8192 260.8 us
+//   (97.4%); 8192x4096 37.9 us (83.8%); 2048x4096 14.3 us (55.7%); 128x4096 5.9 us (launch-bound).
+//   vs at::rms_norm 1.17-1.78x (geomean 1.29x over 11 shapes).
 
 #include "common/rms_norm_kernel.cuh"
 #include "common/rms_row.cuh"
