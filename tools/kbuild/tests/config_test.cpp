@@ -233,7 +233,7 @@ TEST(Config, InvalidProjectNameShowsAValidForm) {
   const Error e = OnlyError(Edit("name = \"rmsnorm\"", "name = \"My_Norm\""));
   ExpectError(e,
               "build.toml:2:8: invalid project name 'My_Norm': use lowercase letters, digits and "
-              "dashes, starting with a letter and not ending with a dash",
+              "dashes, starting with a letter and not ending with a dash, at least 2 characters",
               "try name = \"my-norm\"");
 }
 

@@ -95,7 +95,8 @@ TEST_F(ScaffoldTest, InvalidNameShowsAFixedUpName) {
   EXPECT_EQ(plan.error().message, "invalid project name 'My_Op'");
   EXPECT_EQ(plan.error().hint,
             "use lowercase letters, digits and dashes, starting with a letter and not ending "
-            "with a dash (the rule of build.toml's [general] name); try 'my-op'");
+            "with a dash, at least 2 characters (the rule of build.toml's [general] name); try "
+            "'my-op'");
   EXPECT_TRUE(ValidateProjectName("rms-norm2").ok());
   EXPECT_FALSE(ValidateProjectName("2norm").ok());
   EXPECT_FALSE(ValidateProjectName("norm-").ok());

@@ -85,8 +85,9 @@ void AddInitCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
       "from a template");
   auto options = std::make_shared<InitOptions>();
   sub->add_option("NAME", options->name,
-                  "Project name: lowercase letters, digits and dashes, starting with a letter "
-                  "(becomes build.toml's [general] name; the Python package uses '_' for '-')");
+                  "Project name: lowercase letters, digits and dashes, starting with a letter, "
+                  "at least 2 characters (becomes build.toml's [general] name; the Python package "
+                  "uses '_' for '-')");
   sub->add_option("-t,--template", options->template_name,
                   "Template to start from (default: blank; see --list)");
   sub->add_option("--dir", options->dir, "Folder to create the project in (default: ./NAME)");

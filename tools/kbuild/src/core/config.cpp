@@ -219,7 +219,7 @@ class ConfigParser {
         Fail(ValueLocation(general, "name"),
              "invalid project name '" + *name +
                  "': use lowercase letters, digits and dashes, starting with a letter and not "
-                 "ending with a dash",
+                 "ending with a dash, at least 2 characters",
              "try name = \"" + SuggestProjectName(*name) + "\"");
       }
     }

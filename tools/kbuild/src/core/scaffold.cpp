@@ -82,10 +82,11 @@ Status MustStayInside(const std::filesystem::path& relative, const TemplateInfo&
 
 Status ValidateProjectName(const std::string& name) {
   if (IsValidProjectName(name)) return {};
-  return MakeError(ExitCode::kUsage, "invalid project name '" + name + "'",
-                   "use lowercase letters, digits and dashes, starting with a letter and not "
-                   "ending with a dash (the rule of build.toml's [general] name); try '" +
-                       SuggestProjectName(name) + "'");
+  return MakeError(
+      ExitCode::kUsage, "invalid project name '" + name + "'",
+      "use lowercase letters, digits and dashes, starting with a letter and not "
+      "ending with a dash, at least 2 characters (the rule of build.toml's [general] name); try '" +
+          SuggestProjectName(name) + "'");
 }
 
 Expected<ScaffoldPlan> PlanScaffold(const FileSystem& fs, const ScaffoldRequest& request) {

@@ -40,7 +40,7 @@ struct TestRecord {
   std::string dtype;
   std::vector<std::string> flags;  // offset_view, non_contiguous, expects_rejection
   int trials = 0;                  // trials run (stops at the first failure)
-  std::uint64_t seed = 0;          // seed of the last trial run: rerun with KBUILD_SEED
+  std::uint64_t seed = 0;          // seed of the last trial: KBUILD_SEED + 1000003 x case + trial
   FailReason reason = FailReason::kNone;
   std::string message;  // what failed, where, and a hint; empty on pass
   double max_abs_error = 0;
