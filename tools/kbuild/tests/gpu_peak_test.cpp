@@ -36,8 +36,9 @@ TEST(GpuPeak, NoGpuIsAnEnvironmentErrorNamingTheCommand) {
       gpu.error().message,
       "kbuild test needs a CUDA GPU, and none is visible (no CUDA-capable device is detected)");
   EXPECT_EQ(gpu.error().hint,
-            "run it on a machine with an NVIDIA GPU (kbuild build works here; copy the project "
-            "there and run `kbuild test`); `kbuild doctor --require-gpu` checks a machine; "
+            "the binaries compiled, so the sources are fine; run it on a machine with an NVIDIA "
+            "GPU (copy the project there and run `kbuild test`); `kbuild doctor --require-gpu` "
+            "checks a machine; "
             "CUDA_VISIBLE_DEVICES must not hide every GPU");
 }
 

@@ -11,8 +11,8 @@ Error NoGpu(const std::string& command, const std::string& why) {
   return MakeError(ExitCode::kEnvironment,
                    "kbuild " + command + " needs a CUDA GPU, and none is visible" +
                        (why.empty() ? "" : " (" + why + ")"),
-                   "run it on a machine with an NVIDIA GPU (kbuild build works here; copy the "
-                   "project there and run `kbuild " +
+                   "the binaries compiled, so the sources are fine; run it on a machine with an "
+                   "NVIDIA GPU (copy the project there and run `kbuild " +
                        command +
                        "`); `kbuild doctor --require-gpu` checks a machine; "
                        "CUDA_VISIBLE_DEVICES must not hide every GPU");
