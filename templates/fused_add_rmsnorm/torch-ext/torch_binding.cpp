@@ -11,18 +11,18 @@
 
 using namespace norm_binding;
 
-void fused_add_rms_norm(at::Tensor& input, at::Tensor& residual,
-                        const at::Tensor& weight, double eps) {
+void fused_add_rms_norm(at::Tensor& input, at::Tensor& residual, const at::Tensor& weight,
+                        double eps) {
   constexpr const char* kOp = "fused_add_rms_norm";
   CheckOnCuda(input, input, kOp, "input");
   CheckOnCuda(residual, input, kOp, "residual");
-  TORCH_CHECK(residual.sizes() == input.sizes(), kOp, ": residual has shape ",
-              residual.sizes(), " but input has ", input.sizes(),
-              "; hint: they must match (no broadcasting)");
-  TORCH_CHECK(residual.scalar_type() == input.scalar_type(), kOp,
-              ": residual has dtype ", residual.scalar_type(),
-              " but input has ", input.scalar_type(),
-              "; hint: cast residual to input's dtype");
+  // NORM_CHECK, never TORCH_CHECK with numbers: see tensor_checks.h.
+  NORM_CHECK(residual.sizes() == input.sizes(), kOp, ": residual has shape ",
+             ShapeText(residual.sizes()), " but input has ", ShapeText(input.sizes()),
+             "; hint: they must match (no broadcasting)");
+  NORM_CHECK(residual.scalar_type() == input.scalar_type(), kOp, ": residual has dtype ",
+             c10::toString(residual.scalar_type()), " but input has ",
+             c10::toString(input.scalar_type()), "; hint: cast residual to input's dtype");
   const auto x_dtype = KernelDType(input, kOp, "input");
   const RowView x_rows = AsRows(input, kOp, "input");
   const RowView r_rows = AsRows(residual, kOp, "residual");
@@ -32,10 +32,9 @@ void fused_add_rms_norm(at::Tensor& input, at::Tensor& residual,
   if (x_rows.rows == 0 || x_rows.hidden == 0) return;
   const c10::cuda::CUDAGuard guard(input.device());
   CheckLaunch({{python_name}}::LaunchFusedAddRmsNorm(
-                  input.data_ptr(), residual.data_ptr(), weight.data_ptr(),
-                  x_dtype, KernelDType(weight, kOp, "weight"), x_rows.rows,
-                  x_rows.hidden, x_rows.row_stride, r_rows.row_stride,
-                  static_cast<float>(eps), at::cuda::getCurrentCUDAStream()),
+                  input.data_ptr(), residual.data_ptr(), weight.data_ptr(), x_dtype,
+                  KernelDType(weight, kOp, "weight"), x_rows.rows, x_rows.hidden, x_rows.row_stride,
+                  r_rows.row_stride, static_cast<float>(eps), at::cuda::getCurrentCUDAStream()),
               kOp);
 }
 

@@ -12,25 +12,26 @@
 
 using namespace norm_binding;
 
-at::Tensor head_rms_norm(const at::Tensor& input,
-                         const std::optional<at::Tensor>& weight, double eps) {
+at::Tensor head_rms_norm(const at::Tensor& input, const std::optional<at::Tensor>& weight,
+                         double eps) {
   constexpr const char* kOp = "head_rms_norm";
   CheckOnCuda(input, input, kOp, "input");
   const auto x_dtype = KernelDType(input, kOp, "input");
   const RowView rows = AsRows(input, kOp, "input");
-  TORCH_CHECK(rows.hidden <= {{python_name}}::kMaxHeadDim, kOp,
-              ": head_dim (the last dimension of input) is ", rows.hidden,
-              ", above the supported ", {{python_name}}::kMaxHeadDim,
-              "; hint: use rms_norm for long rows");
+  // NORM_CHECK, never TORCH_CHECK with numbers: see tensor_checks.h.
+  NORM_CHECK(rows.hidden <= {{python_name}}::kMaxHeadDim, kOp,
+             ": head_dim (the last dimension of input) is ", Num(rows.hidden),
+             ", above the supported ", Num({{python_name}}::kMaxHeadDim),
+             "; hint: use rms_norm for long rows");
   const WeightArg w = OptionalWeight(weight, input, rows.hidden, kOp);
   at::Tensor out = at::empty(input.sizes(), input.options());
   if (rows.rows == 0 || rows.hidden == 0) return out;
   const c10::cuda::CUDAGuard guard(input.device());
-  CheckLaunch({{python_name}}::LaunchHeadRmsNorm(
-                  out.data_ptr(), input.data_ptr(), w.ptr, x_dtype, w.dtype,
-                  rows.rows, rows.hidden, rows.row_stride, rows.hidden,
-                  static_cast<float>(eps), at::cuda::getCurrentCUDAStream()),
-              kOp);
+  CheckLaunch(
+      {{python_name}}::LaunchHeadRmsNorm(out.data_ptr(), input.data_ptr(), w.ptr, x_dtype, w.dtype,
+                                         rows.rows, rows.hidden, rows.row_stride, rows.hidden,
+                                         static_cast<float>(eps), at::cuda::getCurrentCUDAStream()),
+      kOp);
   return out;
 }
 
