@@ -53,7 +53,8 @@ void ConfigureRootApp(CLI::App& app, GlobalOptions& global, Invocation& invocati
 inline CLI::Option* AddJsonFlag(CLI::App& sub, bool& json) {
   return sub.add_flag("--json", json,
                       "Print one JSON document on stdout instead of human-readable text "
-                      "(schema: docs/json-output.md)");
+                      "(schema: docs/json-output.md; in the skill pack: "
+                      "references/kbuild-output.md)");
 }
 
 }  // namespace kb
