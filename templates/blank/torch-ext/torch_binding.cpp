@@ -32,14 +32,14 @@ std::string ShapeText(at::IntArrayRef dims) {
   return text + "]";
 }
 
-{{python_name}}::DType ToKernelDType(at::ScalarType type) {
+{{python_name}}_cuda::DType ToKernelDType(at::ScalarType type) {
   switch (type) {
     case at::kFloat:
-      return {{python_name}}::DType::kFloat32;
+      return {{python_name}}_cuda::DType::kFloat32;
     case at::kHalf:
-      return {{python_name}}::DType::kFloat16;
+      return {{python_name}}_cuda::DType::kFloat16;
     case at::kBFloat16:
-      return {{python_name}}::DType::kBFloat16;
+      return {{python_name}}_cuda::DType::kBFloat16;
     default:
       CHECK_WITH_TEXT(false, std::string("scale_add: dtype ") + c10::toString(type) +
                                  " is not supported; use float32, float16 or bfloat16");
@@ -66,9 +66,9 @@ void scale_add_out(at::Tensor& out, const at::Tensor& x, const at::Tensor& y, do
   CheckOperand(x, "x", x);
   CheckOperand(y, "y", x);
   CheckOperand(out, "out", x);
-  const {{python_name}}::DType dtype = ToKernelDType(x.scalar_type());
+  const {{python_name}}_cuda::DType dtype = ToKernelDType(x.scalar_type());
   const c10::cuda::CUDAGuard device_guard(x.device());
-  const cudaError_t status = {{python_name}}::LaunchScaleAdd(
+  const cudaError_t status = {{python_name}}_cuda::LaunchScaleAdd(
       out.data_ptr(), x.const_data_ptr(), y.const_data_ptr(), static_cast<float>(alpha), x.numel(),
       dtype, at::cuda::getCurrentCUDAStream());
   CHECK_WITH_TEXT(status == cudaSuccess,

@@ -17,7 +17,7 @@
 
 #include "scale_add.h"
 
-namespace {{python_name}} {
+namespace {{python_name}}_cuda {
 namespace {
 
 constexpr int kThreadsPerBlock = 256;
@@ -130,4 +130,4 @@ cudaError_t LaunchScaleAdd(void* out, const void* x, const void* y, float alpha,
   return cudaErrorInvalidValue;
 }
 
-}  // namespace {{python_name}}
+}  // namespace {{python_name}}_cuda

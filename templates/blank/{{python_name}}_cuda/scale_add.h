@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-namespace {{python_name}} {
+namespace {{python_name}}_cuda {
 
 // Element types the launcher accepts (the binding maps torch dtypes to these).
 enum class DType { kFloat32, kFloat16, kBFloat16 };
@@ -18,4 +18,4 @@ enum class DType { kFloat32, kFloat16, kBFloat16 };
 cudaError_t LaunchScaleAdd(void* out, const void* x, const void* y, float alpha, int64_t n,
                            DType dtype, cudaStream_t stream);
 
-}  // namespace {{python_name}}
+}  // namespace {{python_name}}_cuda

@@ -31,7 +31,7 @@ void fused_add_rms_norm(at::Tensor& input, at::Tensor& residual, const at::Tenso
   CheckWeight(weight, input, x_rows.hidden, kOp);
   if (x_rows.rows == 0 || x_rows.hidden == 0) return;
   const c10::cuda::CUDAGuard guard(input.device());
-  CheckLaunch({{python_name}}::LaunchFusedAddRmsNorm(
+  CheckLaunch({{python_name}}_cuda::LaunchFusedAddRmsNorm(
                   input.data_ptr(), residual.data_ptr(), weight.data_ptr(), x_dtype,
                   KernelDType(weight, kOp, "weight"), x_rows.rows, x_rows.hidden, x_rows.row_stride,
                   r_rows.row_stride, static_cast<float>(eps), at::cuda::getCurrentCUDAStream()),

@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(kLoopBlockThreads)
 
 }  // namespace
 
-namespace {{python_name}} {
+namespace {{python_name}}_cuda {
 cudaError_t LaunchFusedAddRmsNorm(void* x, void* residual, const void* weight,
                                   DType x_dtype, DType weight_dtype,
                                   int64_t rows, int64_t hidden,
@@ -143,4 +143,4 @@ cudaError_t LaunchFusedAddRmsNorm(void* x, void* residual, const void* weight,
       });
 }
 
-}  // namespace {{python_name}}
+}  // namespace {{python_name}}_cuda

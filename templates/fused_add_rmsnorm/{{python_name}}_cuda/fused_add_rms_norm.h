@@ -8,7 +8,7 @@
 
 #include "common/dtype.h"
 
-namespace {{python_name}} {
+namespace {{python_name}}_cuda {
 // x and residual: `rows` rows of `hidden` contiguous elements of x_dtype,
 // rows x_row_stride / residual_row_stride elements apart; both are
 // overwritten. weight: `hidden` contiguous elements of weight_dtype (x's
@@ -24,4 +24,4 @@ cudaError_t LaunchFusedAddRmsNorm(void* x, void* residual, const void* weight,
                                   int64_t residual_row_stride, float eps,
                                   cudaStream_t stream);
 
-}  // namespace {{python_name}}
+}  // namespace {{python_name}}_cuda

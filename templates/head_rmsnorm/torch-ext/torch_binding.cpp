@@ -19,16 +19,16 @@ at::Tensor head_rms_norm(const at::Tensor& input, const std::optional<at::Tensor
   const auto x_dtype = KernelDType(input, kOp, "input");
   const RowView rows = AsRows(input, kOp, "input");
   // NORM_CHECK, never TORCH_CHECK with numbers: see tensor_checks.h.
-  NORM_CHECK(rows.hidden <= {{python_name}}::kMaxHeadDim, kOp,
+  NORM_CHECK(rows.hidden <= {{python_name}}_cuda::kMaxHeadDim, kOp,
              ": head_dim (the last dimension of input) is ", Num(rows.hidden),
-             ", above the supported ", Num({{python_name}}::kMaxHeadDim),
+             ", above the supported ", Num({{python_name}}_cuda::kMaxHeadDim),
              "; hint: use rms_norm for long rows");
   const WeightArg w = OptionalWeight(weight, input, rows.hidden, kOp);
   at::Tensor out = at::empty(input.sizes(), input.options());
   if (rows.rows == 0 || rows.hidden == 0) return out;
   const c10::cuda::CUDAGuard guard(input.device());
   CheckLaunch(
-      {{python_name}}::LaunchHeadRmsNorm(out.data_ptr(), input.data_ptr(), w.ptr, x_dtype, w.dtype,
+      {{python_name}}_cuda::LaunchHeadRmsNorm(out.data_ptr(), input.data_ptr(), w.ptr, x_dtype, w.dtype,
                                          rows.rows, rows.hidden, rows.row_stride, rows.hidden,
                                          static_cast<float>(eps), at::cuda::getCurrentCUDAStream()),
       kOp);

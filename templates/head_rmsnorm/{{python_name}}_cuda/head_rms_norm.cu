@@ -42,7 +42,7 @@ HeadPlan PlanHeadRows(int nv) {
 
 }  // namespace
 
-namespace {{python_name}} {
+namespace {{python_name}}_cuda {
 
 cudaError_t LaunchHeadRmsNorm(void* y, const void* x, const void* weight,
                               DType x_dtype, DType weight_dtype, int64_t rows,
@@ -97,4 +97,4 @@ cudaError_t LaunchHeadRmsNorm(void* y, const void* x, const void* weight,
       });
 }
 
-}  // namespace {{python_name}}
+}  // namespace {{python_name}}_cuda

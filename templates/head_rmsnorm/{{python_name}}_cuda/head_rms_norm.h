@@ -9,7 +9,7 @@
 
 #include "common/dtype.h"
 
-namespace {{python_name}} {
+namespace {{python_name}}_cuda {
 
 // Longest row this launcher handles; longer rows belong to rms_norm.
 constexpr int64_t kMaxHeadDim = 256;
@@ -26,4 +26,4 @@ cudaError_t LaunchHeadRmsNorm(void* y, const void* x, const void* weight,
                               int64_t y_row_stride, float eps,
                               cudaStream_t stream);
 
-}  // namespace {{python_name}}
+}  // namespace {{python_name}}_cuda

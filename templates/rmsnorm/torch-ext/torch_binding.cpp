@@ -22,7 +22,7 @@ at::Tensor rms_norm(const at::Tensor& input,
   at::Tensor out = at::empty(input.sizes(), input.options());
   if (rows.rows == 0 || rows.hidden == 0) return out;
   const c10::cuda::CUDAGuard guard(input.device());
-  CheckLaunch({{python_name}}::LaunchRmsNorm(
+  CheckLaunch({{python_name}}_cuda::LaunchRmsNorm(
                   out.data_ptr(), input.data_ptr(), w.ptr, x_dtype, w.dtype,
                   rows.rows, rows.hidden, rows.row_stride, rows.hidden,
                   static_cast<float>(eps), at::cuda::getCurrentCUDAStream()),

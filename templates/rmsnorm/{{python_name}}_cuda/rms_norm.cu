@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(kLoopBlockThreads)
 
 }  // namespace
 
-namespace {{python_name}} {
+namespace {{python_name}}_cuda {
 cudaError_t LaunchRmsNorm(void* y, const void* x, const void* weight,
                           DType x_dtype, DType weight_dtype, int64_t rows,
                           int64_t hidden, int64_t x_row_stride,
@@ -103,4 +103,4 @@ cudaError_t LaunchRmsNorm(void* y, const void* x, const void* weight,
       });
 }
 
-}  // namespace {{python_name}}
+}  // namespace {{python_name}}_cuda

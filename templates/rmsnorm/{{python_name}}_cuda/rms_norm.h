@@ -8,7 +8,7 @@
 
 #include "common/dtype.h"
 
-namespace {{python_name}} {
+namespace {{python_name}}_cuda {
 // x and y: `rows` rows of `hidden` contiguous elements, rows x_row_stride /
 // y_row_stride elements apart. weight: `hidden` contiguous elements of
 // weight_dtype (x's dtype or float32), or nullptr for no weight.
@@ -20,4 +20,4 @@ cudaError_t LaunchRmsNorm(void* y, const void* x, const void* weight,
                           int64_t hidden, int64_t x_row_stride,
                           int64_t y_row_stride, float eps, cudaStream_t stream);
 
-}  // namespace {{python_name}}
+}  // namespace {{python_name}}_cuda
