@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything on a GPU machine in one go: build kbuild, scaffold + check + build every template, load
 # each variant in this machine's Python and call its op on the GPU, run `kbuild test` and `kbuild bench`
-# for every template, the harness self-test (deliberately wrong kernels), and the peer benchmark.
+# for every template, the harness self-test (deliberately wrong kernels, and a crashing and a hanging
+# kernel that kbuild test must isolate), and the peer benchmark.
 # Logs go to $WORK/logs and, packed, to $OUT/gpu-logs.tar.gz (with summary.tsv and the peer tables
 # beside it in $OUT, default ./gpu-out); a short summary table is printed last.
 # Usage: tools/scripts/gpu-run.sh [--quick | --peers-only]
@@ -69,6 +70,10 @@ fi
 
   step "harness self-test: kbuild test on the wrong kernels" harness-selftest.log \
     kbuild -C "$ROOT/tools/harness/bad_kernels" test
+  # A faulting and an endless kernel must fail only their own tests (exit 1, the CUDA error,
+  # "timed out after 20 s") while kbuild survives and a later test still passes.
+  step "harness self-test: kbuild test isolates crash + hang" harness-selftest.log \
+    bash "$ROOT/tools/harness/bad_kernels/isolation.sh" kbuild
 fi  # PEERS_ONLY
 
 if [[ $QUICK == 0 && -f "$ROOT/tools/peer_bench/rmsnorm_peers.py" ]]; then

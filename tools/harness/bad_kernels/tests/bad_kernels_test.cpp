@@ -2,6 +2,7 @@
 // correct op must pass. Runs on the GPU machine (one H200).
 #include <ATen/ATen.h>
 
+#include "copy_spec.h"
 #include "kbuild/harness/op_test.h"
 
 namespace {
@@ -43,16 +44,10 @@ TEST(GoodKernels, RmsNormRejectsNonContiguous) {
 }
 
 TEST(GoodKernels, CopyPasses) {
-  OpSpec spec;
-  spec.op = kb::harness::ProjectOp("copy");
-  spec.cases = kb::harness::MakeCases({{1}, {33}, {4097}, {1 << 20}}, {at::kFloat});
+  auto cases = kb::harness::MakeCases({{1}, {33}, {4097}, {1 << 20}}, {at::kFloat});
   for (auto& c : kb::harness::MakeCases({{4097}}, {at::kFloat}, {.offset_view = true}))
-    spec.cases.push_back(c);
-  spec.make_args = [](ArgFactory& f) {
-    return Args{f.Output(f.test_case().shape), f.Input(f.test_case().shape)};
-  };
-  spec.reference = [](const Args& a) { return std::vector<at::Tensor>{a[1].toTensor()}; };
-  kb::harness::ExpectOpPasses(spec);
+    cases.push_back(c);
+  kb::harness::ExpectOpPasses(bad_kernels_tests::CopySpec("copy", std::move(cases)));
 }
 
 TEST(BadKernels, SkipsLastElement) {

@@ -1,11 +1,13 @@
-// Registers the correct ops (rms_norm, copy) and one op per deliberate flaw
-// (rms_norm_<flaw>, same schema as rms_norm).
+// Registers the correct ops (rms_norm, copy), one op per deliberate flaw
+// (rms_norm_<flaw>, same schema as rms_norm), and two ops with copy's schema
+// that fault (crash_illegal_address) or never finish (hang).
 #include "torch_binding.h"
 
 #include <ATen/cuda/CUDAContext.h>
 #include <torch/library.h>
 
 #include "../bad_kernels_cuda/bad_kernels.h"
+#include "../bad_kernels_cuda/faults.h"
 #include "registration.h"
 
 namespace {
@@ -23,8 +25,27 @@ void CheckArgs(const at::Tensor& out, const at::Tensor& x) {
               out.sizes());
 }
 
+void CheckCopyArgs(const at::Tensor& out, const at::Tensor& x) {
+  TORCH_CHECK(x.is_cuda() && x.scalar_type() == at::kFloat && x.is_contiguous(),
+              "x must be a contiguous float32 CUDA tensor");
+  TORCH_CHECK(out.is_contiguous() && out.sizes() == x.sizes() && out.scalar_type() == at::kFloat,
+              "out must be contiguous float32 with x's shape ", x.sizes());
+}
+
 void Check(cudaError_t status, const char* op) {
   TORCH_CHECK(status == cudaSuccess, op, ": kernel launch failed: ", cudaGetErrorString(status));
+}
+
+// The launch itself succeeds; the fault shows at the caller's next sync.
+void CrashIllegalAddress(at::Tensor& out, const at::Tensor& x) {
+  CheckCopyArgs(out, x);
+  Check(bad_kernels::LaunchCrashIllegalAddress(at::cuda::getCurrentCUDAStream()),
+        "crash_illegal_address");
+}
+
+void Hang(at::Tensor& out, const at::Tensor& x) {
+  CheckCopyArgs(out, x);
+  Check(bad_kernels::LaunchHang(at::cuda::getCurrentCUDAStream()), "hang");
 }
 
 template <Flaw F>
@@ -51,10 +72,7 @@ void rms_norm(at::Tensor& out, const at::Tensor& x, double eps) {
 }
 
 void copy(at::Tensor& out, const at::Tensor& x) {
-  TORCH_CHECK(x.is_cuda() && x.scalar_type() == at::kFloat && x.is_contiguous(),
-              "x must be a contiguous float32 CUDA tensor");
-  TORCH_CHECK(out.is_contiguous() && out.sizes() == x.sizes() && out.scalar_type() == at::kFloat,
-              "out must be contiguous float32 with x's shape ", x.sizes());
+  CheckCopyArgs(out, x);
   Check(bad_kernels::LaunchCopy(out.data_ptr<float>(), x.data_ptr<float>(), x.numel(),
                                 at::cuda::getCurrentCUDAStream()),
         "copy");
@@ -63,6 +81,10 @@ void copy(at::Tensor& out, const at::Tensor& x) {
 TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.def("copy(Tensor(a!) out, Tensor x) -> ()");
   ops.impl("copy", c10::kCUDA, &copy);
+  ops.def("crash_illegal_address(Tensor(a!) out, Tensor x) -> ()");
+  ops.impl("crash_illegal_address", c10::kCUDA, &CrashIllegalAddress);
+  ops.def("hang(Tensor(a!) out, Tensor x) -> ()");
+  ops.impl("hang", c10::kCUDA, &Hang);
   const char* schema = "(Tensor(a!) out, Tensor x, float eps) -> ()";
   for (const char* name :
        {"rms_norm", "rms_norm_skips_last", "rms_norm_misses_tail", "rms_norm_shared_race",
