@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/test_results.h"
+
 namespace kb {
 namespace {
 
@@ -133,6 +135,27 @@ TEST(TestRunner, PlainGoogleTestWithoutRecordsIsOneRow) {
   const auto cases = CasesForProcess("A.b", p, {}, std::nullopt, 120);
   ASSERT_EQ(cases.size(), 1u);
   EXPECT_TRUE(cases[0].passed);
+}
+
+// GTEST_SKIP is reported as skipped with its reason, never as a pass.
+TEST(TestRunner, SkippedTestIsCountedAsSkippedWithItsReason) {
+  ProcessResult p;
+  p.exit_code = 0;
+  p.output =
+      "[ RUN      ] Isolation.Hang\n"
+      "tests/isolation_test.cpp:40: Skipped\n"
+      "set KBUILD_SELFTEST_ISOLATION=1 to run the hanging kernel\n"
+      "\n"
+      "[  SKIPPED ] Isolation.Hang (0 ms)\n";
+  const auto cases = CasesForProcess("Isolation.Hang", p, {}, std::nullopt, 120);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_TRUE(cases[0].skipped);
+  EXPECT_EQ(cases[0].message, "set KBUILD_SELFTEST_ISOLATION=1 to run the hanging kernel");
+  const TestSummary summary = Summarize(cases, 1);
+  EXPECT_EQ(summary.passed, 0);
+  EXPECT_EQ(summary.skipped, 1);
+  EXPECT_EQ(SummaryLine(summary), "0 passed, 0 failed, 1 skipped");
+  EXPECT_NE(RenderTestTable(cases).find("skipped"), std::string::npos);
 }
 
 TEST(TestRunner, SanitizerFindingsFailTheTest) {

@@ -56,6 +56,7 @@ int RunTestCommand(const GlobalOptions& global, const TestFlags& flags) {
   for (const auto& c : run->cases) data["cases"].push_back(TestCaseToJson(c));
   data["summary"] = {{"passed", summary.passed},
                      {"failed", summary.failed},
+                     {"skipped", summary.skipped},
                      {"tests", summary.tests},
                      {"line", SummaryLine(summary)}};
   data["gpu"] = built->gpu.gpu.name;
@@ -73,7 +74,7 @@ void AddTestCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
       "test",
       "Build the harness tests (tests/*.cpp) and run each GoogleTest test in its own process "
       "on the GPU: one row per case (max abs / rel L2 error vs a float64 reference, tolerance, "
-      "seed), then 'N passed, M failed'.");
+      "seed), then 'N passed, M failed' (', K skipped' when a test called GTEST_SKIP).");
   auto flags = std::make_shared<TestFlags>();
   sub->add_option("--filter", flags->filter,
                   "Run only the tests matching this GoogleTest pattern (e.g. 'RmsNorm.*', "

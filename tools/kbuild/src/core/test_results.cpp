@@ -78,7 +78,7 @@ ParsedTestLines ParseTestJsonLines(const std::string& text, const std::string& g
 TestSummary Summarize(const std::vector<TestCaseResult>& cases, int tests) {
   TestSummary s;
   s.tests = tests;
-  for (const auto& c : cases) ++(c.passed ? s.passed : s.failed);
+  for (const auto& c : cases) ++(c.skipped ? s.skipped : c.passed ? s.passed : s.failed);
   return s;
 }
 
@@ -87,7 +87,10 @@ ExitCode TestExitCode(const TestSummary& summary) {
 }
 
 std::string SummaryLine(const TestSummary& summary) {
-  return std::to_string(summary.passed) + " passed, " + std::to_string(summary.failed) + " failed";
+  std::string line =
+      std::to_string(summary.passed) + " passed, " + std::to_string(summary.failed) + " failed";
+  if (summary.skipped > 0) line += ", " + std::to_string(summary.skipped) + " skipped";
+  return line;
 }
 
 std::string RenderTestTable(const std::vector<TestCaseResult>& cases) {
@@ -98,15 +101,20 @@ std::string RenderTestTable(const std::vector<TestCaseResult>& cases) {
     rows.push_back({c.test.empty() ? c.gtest : c.test, c.case_name.empty() ? "-" : c.case_name,
                     c.shape.empty() ? "-" : c.shape, c.dtype.empty() ? "-" : c.dtype,
                     Sci(c.max_abs_error), Sci(c.rel_l2_error), tolerance,
-                    c.expected_failure ? "expected fail (" + c.reason + ")"
-                    : c.passed         ? "pass"
-                                       : "FAIL (" + c.reason + ")",
+                    c.skipped            ? std::string("skipped")
+                    : c.expected_failure ? "expected fail (" + c.reason + ")"
+                    : c.passed           ? "pass"
+                                         : "FAIL (" + c.reason + ")",
                     c.seed ? std::to_string(*c.seed) : "-"});
   }
   std::string out = RenderTable({"test", "case", "shape", "dtype", "max abs err", "rel L2 err",
                                  "tolerance", "verdict", "seed"},
                                 rows);
   for (const auto& c : cases) {
+    if (c.skipped && !c.message.empty()) {
+      out += "\nskipped " + c.gtest + ": " + c.message + "\n";
+      continue;
+    }
     if (c.passed || c.message.empty()) continue;
     out += "\nFAIL " + (c.test.empty() ? c.gtest : c.test) + " [" + c.case_name + "] (" + c.gtest +
            "):\n";
@@ -125,9 +133,10 @@ nlohmann::json TestCaseToJson(const TestCaseResult& r) {
           {"case", r.case_name},
           {"shape", r.shape},
           {"dtype", r.dtype},
-          {"verdict", r.expected_failure ? "expected_fail"
-                      : r.passed         ? "pass"
-                                         : "fail"},
+          {"verdict", r.skipped            ? "skipped"
+                      : r.expected_failure ? "expected_fail"
+                      : r.passed           ? "pass"
+                                           : "fail"},
           {"reason", r.reason},
           {"message", r.message},
           {"max_abs_error", opt(r.max_abs_error)},

@@ -23,6 +23,9 @@ struct TestCaseResult {
   // The harness failed this case and the GoogleTest test passed: the test
   // expects the failure (a deliberately wrong op, ExpectOpFails). Counts as passed.
   bool expected_failure = false;
+  // GoogleTest skipped the test (GTEST_SKIP: e.g. a check that needs an opt-in); the reason is
+  // in `message`. Counts as neither passed nor failed.
+  bool skipped = false;
   // Harness reason (mismatch, unwritten, ...) or kbuild's own: timeout,
   // crash, exit_code, sanitizer. Empty on pass.
   std::string reason;
@@ -43,6 +46,7 @@ ParsedTestLines ParseTestJsonLines(const std::string& text, const std::string& g
 struct TestSummary {
   int passed = 0;
   int failed = 0;
+  int skipped = 0;
   int tests = 0;  // GoogleTest tests (processes) run
 };
 

@@ -29,6 +29,24 @@ TestCaseResult ProcessRow(const std::string& gtest, bool passed, std::string rea
   return r;
 }
 
+// GoogleTest prints "[  SKIPPED ] Suite.Test" for a GTEST_SKIP.
+bool SkippedBy(const std::string& output, const std::string& gtest) {
+  return output.find("[  SKIPPED ] " + gtest) != std::string::npos;
+}
+
+// GoogleTest prints the skip message as "<file>:<line>: Skipped" then the message lines, before
+// the "[  SKIPPED ]" line; "" when there is none.
+std::string SkipReason(const std::string& output) {
+  const size_t at = output.find(": Skipped\n");
+  if (at == std::string::npos) return "";
+  const size_t begin = at + 10;
+  const size_t end = output.find("\n[", begin);
+  std::string reason =
+      output.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+  while (!reason.empty() && (reason.back() == '\n' || reason.back() == ' ')) reason.pop_back();
+  return Trim(reason);
+}
+
 }  // namespace
 
 std::vector<std::string> ParseGTestList(const std::string& output) {
@@ -112,6 +130,10 @@ std::vector<TestCaseResult> CasesForProcess(const std::string& gtest, const Proc
         "exited with code " + std::to_string(p.exit_code) + lost + "\n" + OutputTail(p.output, 8) +
             "hint: a GoogleTest assertion outside the harness failed, or the test threw; the "
             "full output is in the log"));
+  } else if (cases.empty() && p.exit_code == 0 && SkippedBy(p.output, gtest)) {
+    TestCaseResult skipped = ProcessRow(gtest, true, "", SkipReason(p.output));
+    skipped.skipped = true;
+    cases.push_back(skipped);
   } else if (cases.empty()) {
     cases.push_back(ProcessRow(gtest, p.exit_code == 0, "", ""));
   } else if (p.exit_code == 0) {
