@@ -1,7 +1,8 @@
 // scale_add timing against ATen's x * alpha + y (at::add(y, x, alpha), one
 // fused elementwise kernel). Bytes = x read + y read + out written.
 // Memory-bound: the target is the measured copy bandwidth (100%).
-// measured: (pending) - record H200 numbers here with the date.
+// measured (H200, 2026-11-30, kbuild bench): 8192x4096 fp32 102 us = 3947 GB/s (93.5% of
+// copy), 0.97x at::add (both at the memory limit).
 #include <ATen/ATen.h>
 
 #include <cstdint>

@@ -1,6 +1,6 @@
-// rms_norm timing on the Qwen3-8B and LTX-Video shapes (bf16) against
+// rms_norm timing on the Qwen3-8B and LTX-Video shapes (bf16, fp16) against
 // at::rms_norm and the eager composite. Bytes = x read + y written + weight.
-// measured: (pending) - H200 numbers go in docs/rmsnorm.md with the date.
+// measured (bf16, earlier shape list): results/h200-2026-11-30/kbuild-bench-rmsnorm.md.
 #include <ATen/ATen.h>
 
 #include "kbuild/harness/benchmark.h"
@@ -26,18 +26,23 @@ kb::harness::BenchSpec RmsNormBench() {
   kb::harness::BenchSpec spec;
   spec.name = "rms_norm";
   spec.op = kb::harness::ProjectOp("rms_norm");
+  // Qwen3-8B (hidden 4096, 128..32768 tokens), LTX-Video (hidden 2048: 1024..8192 rows; hidden
+  // 3072: 2x4096 and 4x4096), and one large shape; bf16 and fp16.
   spec.cases = kb::harness::MakeCases({{128, 4096},
                                        {512, 4096},
+                                       {1024, 4096},
                                        {2048, 4096},
+                                       {4096, 4096},
                                        {8192, 4096},
                                        {32768, 4096},
                                        {1024, 2048},
+                                       {2048, 2048},
                                        {4096, 2048},
                                        {8192, 2048},
                                        {8192, 3072},
                                        {16384, 3072},
                                        {32768, 8192}},
-                                      {at::kBFloat16});
+                                      {at::kBFloat16, at::kHalf});
   for (auto& c : kb::harness::MakeCases({{1, 4096}}, {at::kBFloat16},
                                         {.correctness_only = true})) {
     spec.cases.push_back(c);
