@@ -37,6 +37,11 @@ step() {
 } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
 
+# Stash whatever peer wheels (or wheel chunks) this transfer carried: a later --peers-only call on
+# the same machine finds them here (tools/peer_bench/README.md).
+WHEELS="$WORK/wheels"; mkdir -p "$WHEELS"
+cp "$ROOT"/.whl*/*.whl "$ROOT"/.whl*/*.part.* "$WHEELS"/ 2>/dev/null
+
 if [[ $PEERS_ONLY == 0 ]]; then
 BUILD="$WORK/kbuild-build"
 step "build kbuild" kbuild-build.log \
@@ -79,8 +84,6 @@ fi  # PEERS_ONLY
 if [[ $QUICK == 0 && -f "$ROOT/tools/peer_bench/rmsnorm_peers.py" ]]; then
   # Peer wheels travel in .whl/ (or split over .whl-a/ and .whl-b/ to fit the transfer limit;
   # a wheel too large for one transfer travels as <name>.part.* chunks joined here).
-  WHEELS="$WORK/wheels"; mkdir -p "$WHEELS"
-  cp "$ROOT"/.whl*/*.whl "$ROOT"/.whl*/*.part.* "$WHEELS"/ 2>/dev/null
   for first in "$WHEELS"/*.part.aa; do
     base="${first%.part.aa}"
     [[ -e "$first" && -e "$base.part.ab" ]] || continue   # join once every chunk has arrived
