@@ -50,10 +50,15 @@ int RunBenchCommand(const GlobalOptions& global, const BenchFlags& flags) {
       MakeHarnessBuildOptions(global, flags.build, HarnessKind::kBenchmarks, report);
   build.measure_peak = true;
   build.env_peak = GetEnv("KBUILD_PEAK_BW_GBPS");
+  // The --compare baseline is read before compiling (a bad file fails fast) and before this run
+  // rewrites results/ (the file is often results/latest.json).
+  std::optional<BenchBaseline> baseline;
   build.before_build = [&](const PreparedBuild&) -> Status {
-    if (flags.compare.empty() || fs.Exists(flags.compare)) return {};
-    return MakeError(ExitCode::kUsage, "--compare file not found: " + flags.compare,
-                     "pass a results file of an earlier run, e.g. results/latest.json");
+    if (flags.compare.empty()) return {};
+    auto loaded = LoadBenchBaseline(fs, flags.compare);
+    if (!loaded) return loaded.error();
+    baseline = std::move(*loaded);
+    return {};
   };
   auto built = BuildHarness(fs, runner, build);
   if (!built) return report.Fail(built.error());
@@ -63,13 +68,6 @@ int RunBenchCommand(const GlobalOptions& global, const BenchFlags& flags) {
   if (!gpu.peak_gbps) {
     report.Warning("no measured copy bandwidth for " + gpu.gpu.name +
                    ": the harness measures it itself (run kbuild doctor to cache it)");
-  }
-
-  std::optional<BenchBaseline> baseline;
-  if (!flags.compare.empty()) {
-    auto loaded = LoadBenchBaseline(fs, flags.compare);
-    if (!loaded) return report.Fail(loaded.error());
-    baseline = std::move(*loaded);
   }
 
   const std::string stamp = FileTimestamp();
