@@ -15,8 +15,8 @@ class Report {
   Report(std::string command, bool json) : command_(std::move(command)), json_(json) {}
 
   bool json() const { return json_; }
-  // Progress and human-readable lines; suppressed in --json mode (they go to
-  // stderr there would confuse nobody, but agents asked for silence).
+  // Human-readable lines (stdout) and progress (stderr); both silent with --json, so stdout
+  // holds exactly one JSON document and stderr nothing an agent must filter.
   void Line(const std::string& text) const;
   void Progress(const std::string& text) const;  // to stderr, human mode only
   void Warning(const std::string& text);
