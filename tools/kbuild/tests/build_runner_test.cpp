@@ -21,7 +21,7 @@ FakeProcessRunner::Handler Succeeding(MemoryFileSystem& fs) {
   return [&fs](const std::vector<std::string>& argv, const RunOptions&) {
     ProcessResult r;
     r.exit_code = 0;
-    if (argv[1] == "-S") (void)fs.Write("/p/build/cmake/build.ninja", "");
+    if (argv[1] == "-S") (void)fs.Write(argv[2] + "/build.ninja", "");
     if (argv[1] == "--build") {
       r.output = "[1/2] Building CUDA object a.cu.o\n[2/2] Linking CXX shared library x.so\n";
     }
@@ -57,9 +57,32 @@ TEST(BuildRunner, OtherToolchainWipesBuildCmake) {
   other.toolchain_key = {{"torch", "2.10.0+cu128"}};
   auto outcome = RunBuild(fs, runner, other);
   ASSERT_TRUE(outcome.ok());
-  EXPECT_TRUE(outcome->wiped);
+  EXPECT_EQ(outcome->wipe_reason, "build/cmake was configured for another torch/CUDA");
   EXPECT_TRUE(outcome->configured);
   EXPECT_FALSE(fs.Exists("/p/build/cmake/CMakeFiles/stale.o"));
+}
+
+// CMake's cache holds absolute paths: a project copied with its build/ folder
+// must regenerate build/cmake instead of failing in configure.
+TEST(BuildRunner, ProjectCopiedWithItsBuildFolderReconfigures) {
+  MemoryFileSystem fs;
+  FakeProcessRunner runner(Succeeding(fs));
+  ASSERT_TRUE(RunBuild(fs, runner, Request()).ok());
+  (void)fs.Write("/q/build/cmake/kbuild-key.json", *fs.Read("/p/build/cmake/kbuild-key.json"));
+  (void)fs.Write("/q/build/cmake/build.ninja", "");
+  BuildRequest copy = Request();
+  copy.paths = MakeBuildPaths("/q");
+  auto outcome = RunBuild(fs, runner, copy);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_EQ(outcome->wipe_reason,
+            "build/cmake was configured in another folder (/p/build/cmake; the project was "
+            "copied or moved)");
+  EXPECT_TRUE(outcome->configured);
+
+  auto again = RunBuild(fs, runner, copy);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->wipe_reason, "");
+  EXPECT_FALSE(again->configured);
 }
 
 TEST(BuildRunner, CompileFailureIsExit3WithFirstError) {

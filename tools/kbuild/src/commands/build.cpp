@@ -50,8 +50,7 @@ int RunBuildCommand(const GlobalOptions& global, const BuildFlags& flags) {
   target.progress = [&report](const std::string& line) { report.Progress(line); };
   auto outcome = BuildTarget(fs, runner, *prepared, target);
   if (!outcome) return report.Fail(outcome.error());
-  if (outcome->wiped)
-    report.Warning("build/cmake was configured for another torch/CUDA; rebuilt it");
+  if (!outcome->wipe_reason.empty()) report.Warning(outcome->wipe_reason + "; rebuilt it");
 
   auto ops_template = ReadResource(fs, "_ops.py.in");
   if (!ops_template) return report.Fail(ops_template.error());

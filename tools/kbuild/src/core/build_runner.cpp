@@ -26,14 +26,28 @@ void Say(const BuildRequest& r, const std::string& text) {
   if (r.progress) r.progress(text);
 }
 
-// Wipes build/cmake when its key (torch/CUDA identity) differs from ours.
-Expected<bool> WipeIfOtherToolchain(FileSystem& fs, const BuildRequest& r) {
-  if (!fs.Exists(r.paths.cmake_key)) return false;
+// What build/cmake/kbuild-key.json records: the torch/CUDA identity and the
+// folder CMake was configured in (its cache holds absolute paths).
+nlohmann::json CmakeKey(const BuildRequest& r) {
+  nlohmann::json key = r.toolchain_key;
+  key["cmake_dir"] = r.paths.cmake.string();
+  return key;
+}
+
+// Why build/cmake cannot be reused, or "" when it can: configured for another
+// torch/CUDA, or in another folder (a project copied or moved with build/).
+std::string StaleReason(const FileSystem& fs, const BuildRequest& r) {
+  if (!fs.Exists(r.paths.cmake_key)) return "";
   auto text = fs.Read(r.paths.cmake_key);
-  const auto old = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
-  if (old == r.toolchain_key) return false;
-  if (Status s = fs.Remove(r.paths.cmake); !s) return s.error();
-  return true;
+  nlohmann::json old = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+  if (old.is_object() && old.contains("cmake_dir") && old["cmake_dir"] != r.paths.cmake.string()) {
+    const std::string dir = old["cmake_dir"].is_string() ? old["cmake_dir"].get<std::string>() : "";
+    return "build/cmake was configured in another folder (" + dir +
+           "; the project was copied or moved)";
+  }
+  if (old.is_object()) old.erase("cmake_dir");
+  if (old == r.toolchain_key) return "";
+  return "build/cmake was configured for another torch/CUDA";
 }
 
 Error FailureFromOutput(const FileSystem& fs, const BuildRequest& r, const std::string& output,
@@ -65,10 +79,11 @@ Expected<BuildOutcome> RunBuild(FileSystem& fs, ProcessRunner& runner, const Bui
   const fs::path rel_log = r.paths.build_log.lexically_relative(r.paths.project);
   outcome.log = rel_log.empty() ? r.paths.build_log.string() : rel_log.string();
 
-  auto wiped = WipeIfOtherToolchain(fs, r);
-  if (!wiped) return wiped.error();
-  outcome.wiped = *wiped;
-  if (outcome.wiped) Say(r, "build/cmake was configured for another torch/CUDA: wiped it");
+  outcome.wipe_reason = StaleReason(fs, r);
+  if (!outcome.wipe_reason.empty()) {
+    if (Status s = fs.Remove(r.paths.cmake); !s) return s.error();
+    Say(r, outcome.wipe_reason + ": wiped it");
+  }
 
   bool lists_changed = false;
   if (Status s =
@@ -99,8 +114,7 @@ Expected<BuildOutcome> RunBuild(FileSystem& fs, ProcessRunner& runner, const Bui
     outcome.configured = true;
     Say(r, "configure done in " + Seconds(outcome.configure_seconds));
     // Stored after a successful configure so a failed one is retried.
-    if (Status s = fs.Write(r.paths.cmake_key, r.toolchain_key.dump(2) + "\n"); !s)
-      return s.error();
+    if (Status s = fs.Write(r.paths.cmake_key, CmakeKey(r).dump(2) + "\n"); !s) return s.error();
   }
 
   std::vector<std::string> argv = {"cmake", "--build", r.paths.cmake.string(), "--target",

@@ -29,7 +29,9 @@ struct BuildRequest {
 };
 
 struct BuildOutcome {
-  bool wiped = false;       // build/cmake was configured for another torch/CUDA
+  // Why build/cmake was wiped and regenerated (another torch/CUDA, or another
+  // folder); empty when it was reused.
+  std::string wipe_reason;
   bool configured = false;  // cmake configure ran
   int compiled = 0;         // translation units compiled
   bool linked = false;

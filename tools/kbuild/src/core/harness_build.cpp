@@ -31,8 +31,7 @@ Expected<HarnessBuild> BuildHarness(FileSystem& fs, ProcessRunner& runner,
   if (!gpu) return gpu.error();
   HarnessBuild out{std::move(*prepared), std::move(*target), std::move(*gpu), {}};
   out.warnings = out.prepared.warnings;
-  if (built->wiped)
-    out.warnings.push_back("build/cmake was configured for another torch/CUDA; rebuilt it");
+  if (!built->wipe_reason.empty()) out.warnings.push_back(built->wipe_reason + "; rebuilt it");
   return out;
 }
 

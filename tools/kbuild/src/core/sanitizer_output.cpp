@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <sstream>
+#include <string_view>
 
 namespace kb {
 
@@ -9,13 +10,25 @@ namespace {
 
 constexpr const char kPrefix[] = "=========";
 
-// The text after the "=========" prefix, or nothing for other lines.
+// The text after the "=========" prefix, or nothing for other lines (the
+// prefix must start the line: GoogleTest's "[==========]" is not the tool's).
 std::optional<std::string> SanitizerText(const std::string& line) {
-  const size_t at = line.find(kPrefix);
-  if (at == std::string::npos) return std::nullopt;
-  std::string rest = line.substr(at + sizeof(kPrefix) - 1);
+  if (!line.starts_with(kPrefix)) return std::nullopt;
+  std::string rest = line.substr(sizeof(kPrefix) - 1);
   if (!rest.empty() && rest[0] == ' ') rest.erase(0, 1);
   return rest;
+}
+
+// The error count of a summary line: memcheck, initcheck and synccheck end
+// with "ERROR SUMMARY: N errors", racecheck with "RACECHECK SUMMARY: H hazards
+// displayed (N errors, W warnings)".
+std::optional<int> SummaryErrors(const std::string& text) {
+  constexpr std::string_view kError = "ERROR SUMMARY:";
+  constexpr std::string_view kRace = "RACECHECK SUMMARY:";
+  if (text.starts_with(kError)) return std::atoi(text.c_str() + kError.size());
+  if (!text.starts_with(kRace)) return std::nullopt;
+  const size_t open = text.find('(', kRace.size());
+  return open == std::string::npos ? 0 : std::atoi(text.c_str() + open + 1);
 }
 
 }  // namespace
@@ -28,8 +41,8 @@ std::optional<SanitizerFindings> ParseSanitizerOutput(const std::string& output)
   for (std::string line; std::getline(lines, line);) {
     auto text = SanitizerText(line);
     if (!text) continue;
-    if (text->starts_with("ERROR SUMMARY:")) {
-      found = SanitizerFindings{std::atoi(text->c_str() + 14), ""};
+    if (auto errors = SummaryErrors(*text)) {
+      found = SanitizerFindings{*errors, ""};
       continue;
     }
     if (block_done || text->starts_with("COMPUTE-SANITIZER")) continue;
