@@ -5,17 +5,26 @@
 # kernel that kbuild test must isolate), and the peer benchmark.
 # Logs go to $WORK/logs and, packed, to $OUT/gpu-logs.tar.gz (with summary.tsv and the peer tables
 # beside it in $OUT, default ./gpu-out); a short summary table is printed last.
-# Usage: tools/scripts/gpu-run.sh [--quick | --peers-only]
-#   --quick: skip the peer benchmark; --peers-only: only the peer benchmark, on the projects an
-#   earlier run of this script left in $KBUILD_GPU_WORK (default /tmp/kbuild-gpu).
+# Usage: tools/scripts/gpu-run.sh [--quick | --checks | --peers-only]
+#   --quick: skip the peer benchmark; --checks: also skip the template benchmarks except a few
+#   small rmsnorm cases (flushed, --graph, --compare), to prove correctness and harness features in
+#   one short run; --peers-only: only the peer benchmark, on the projects an earlier run of this
+#   script left in $KBUILD_GPU_WORK (default /tmp/kbuild-gpu).
+# Extra kernel projects (e.g. one written from the skill alone) are built, tested and benchmarked
+# too when listed in GPU_RUN_PROJECTS (space-separated directories).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 FINAL_OUT="${OUT:-$ROOT/gpu-out}"; mkdir -p "$FINAL_OUT"
 WORK="${KBUILD_GPU_WORK:-/tmp/kbuild-gpu}"; mkdir -p "$WORK"
 OUT="$WORK/logs"; rm -rf "$OUT"; mkdir -p "$OUT"
-QUICK=0; PEERS_ONLY=0
-[[ "${1:-}" == "--quick" ]] && QUICK=1
-[[ "${1:-}" == "--peers-only" ]] && PEERS_ONLY=1
+QUICK=0; PEERS_ONLY=0; CHECKS=0
+case "${1:-}" in
+  --quick) QUICK=1 ;;
+  --checks) QUICK=1; CHECKS=1 ;;
+  --peers-only) PEERS_ONLY=1 ;;
+  "") ;;
+  *) echo "usage: $0 [--quick | --checks | --peers-only]" >&2; exit 2 ;;
+esac
 SUMMARY="$OUT/summary.tsv"; : > "$SUMMARY"
 export PYTHONUNBUFFERED=1 KBUILD_HOME="$ROOT" KBUILD_CACHE_DIR="$WORK/cache"
 
@@ -63,12 +72,44 @@ for tdir in "$ROOT"/templates/*/; do
     "kbuild init '$name' --template '$t' --dir '$proj' && kbuild -C '$proj' check && kbuild -C '$proj' build" || continue
   step "$t: load+call (python)" "$t.log" python3 "$ROOT/tools/scripts/smoke_call.py" "$t" "$proj"
   step "$t: kbuild test" "$t.log" kbuild -C "$proj" test
-  step "$t: kbuild bench" "$t.log" kbuild -C "$proj" bench
-  cp "$proj/results/latest.md" "$OUT/bench-$t.md" 2>/dev/null
-  cp "$proj/results/latest.json" "$OUT/bench-$t.json" 2>/dev/null
+  if [[ $CHECKS == 0 ]]; then
+    step "$t: kbuild bench" "$t.log" kbuild -C "$proj" bench
+    cp "$proj/results/latest.md" "$OUT/bench-$t.md" 2>/dev/null
+    cp "$proj/results/latest.json" "$OUT/bench-$t.json" 2>/dev/null
+  fi
 done
 
-if [[ -d "$ROOT/tools/harness/bad_kernels" ]]; then
+# Harness features on a real template: memcheck on one test, and the small rmsnorm cases timed
+# flushed, then as CUDA-graph replays, then compared with the flushed run.
+proj="$WORK/proj-rmsnorm"
+if [[ -d "$proj/build" ]]; then
+  step "rmsnorm: kbuild test --sanitize memcheck" rmsnorm-harness.log \
+    kbuild -C "$proj" test --sanitize memcheck --filter 'RmsNorm.WeightOfInputDtype'
+  small='rms_norm/(1|128|512)x4096 bf16'
+  step "rmsnorm: kbuild bench (small cases)" rmsnorm-harness.log \
+    kbuild -C "$proj" bench --filter "$small"
+  cp "$proj/results/latest.json" "$WORK/small-baseline.json"
+  step "rmsnorm: kbuild bench --graph (small cases)" rmsnorm-harness.log \
+    kbuild -C "$proj" bench --graph --filter "$small"
+  step "rmsnorm: kbuild bench --compare (small cases)" rmsnorm-harness.log \
+    kbuild -C "$proj" bench --filter "$small" --compare "$WORK/small-baseline.json"
+fi
+
+# Launch-shape sweep of the rmsnorm kernel (tools/peer_bench/rmsnorm_launch_sweep.cu).
+step "rmsnorm launch-shape sweep" sweep.log bash -c \
+  "nvcc -O3 -std=c++17 -arch=sm_90a -I '$ROOT/templates/rmsnorm/{{python_name}}_cuda' \
+     '$ROOT/tools/peer_bench/rmsnorm_launch_sweep.cu' -o '$WORK/sweep' && '$WORK/sweep'"
+
+for proj in ${GPU_RUN_PROJECTS:-}; do
+  [[ -f "$proj/build.toml" ]] || { echo "GPU_RUN_PROJECTS: no build.toml in $proj"; continue; }
+  name="$(basename "$proj")"; copy="$WORK/extra-$name"; rm -rf "$copy"; cp -r "$proj" "$copy"
+  step "$name: check+build" "extra-$name.log" bash -c "kbuild -C '$copy' check && kbuild -C '$copy' build" || continue
+  step "$name: kbuild test" "extra-$name.log" kbuild -C "$copy" test
+  step "$name: kbuild bench" "extra-$name.log" kbuild -C "$copy" bench
+  cp "$copy/results/latest.md" "$OUT/bench-$name.md" 2>/dev/null
+done
+
+if [[ -d "$ROOT/tools/harness/bad_kernels" && $CHECKS == 0 ]]; then
   step "harness self-test (wrong kernels)" harness-selftest.log \
     bash "$ROOT/tools/harness/bad_kernels/run.sh" "$WORK/bad-kernels"
 fi
@@ -79,6 +120,8 @@ fi
   # "timed out after 20 s") while kbuild survives and a later test still passes.
   step "harness self-test: kbuild test isolates crash + hang" harness-selftest.log \
     bash "$ROOT/tools/harness/bad_kernels/isolation.sh" kbuild
+  step "harness self-test: kbuild test --sanitize reports findings" harness-selftest.log \
+    bash "$ROOT/tools/harness/bad_kernels/sanitize.sh" kbuild
 fi  # PEERS_ONLY
 
 if [[ $QUICK == 0 && -f "$ROOT/tools/peer_bench/rmsnorm_peers.py" ]]; then

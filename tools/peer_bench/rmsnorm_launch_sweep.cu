@@ -1,0 +1,201 @@
+// Times the rmsnorm template's register-resident kernel under every launch
+// shape it can take, for the Qwen3 / LTX hidden sizes, so PlanLongRows is
+// chosen from measurements instead of guesses. Standalone (no torch): build
+// and run on a GPU machine with
+//   nvcc -O3 -std=c++17 -arch=sm_90a -I 'templates/rmsnorm/{{python_name}}_cuda' \
+//     tools/peer_bench/rmsnorm_launch_sweep.cu -o /tmp/sweep && /tmp/sweep
+// Timing: per launch, a 256 MB memset first (L2 flushed and full of dirty
+// lines, as triton's do_bench leaves it), CUDA events around the kernel
+// alone, median of 40; and per-call time of 20 back-to-back launches replayed
+// from a CUDA graph (the launch-bound regime, no flush). bf16 x and weight.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/rms_norm_kernel.cuh"
+
+namespace {
+
+using kernels_common::RmsNormRegisterKernel;
+using T = __nv_bfloat16;
+constexpr int V = 8;
+
+void Check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) {
+    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+
+struct Buffers {
+  T* x;
+  T* y;
+  T* w;
+  void* flush;
+  size_t flush_bytes = size_t{256} << 20;
+};
+
+using Launch = std::function<void(cudaStream_t)>;
+
+// Median microseconds of one launch after an L2 flush.
+double FlushedMedianUs(const Buffers& b, const Launch& launch,
+                       cudaStream_t stream) {
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  std::vector<float> ms;
+  for (int i = 0; i < 45; ++i) {
+    cudaMemsetAsync(b.flush, i & 0xff, b.flush_bytes, stream);
+    cudaEventRecord(start, stream);
+    launch(stream);
+    cudaEventRecord(stop, stream);
+    cudaEventSynchronize(stop);
+    float t = 0;
+    cudaEventElapsedTime(&t, start, stop);
+    if (i >= 5) ms.push_back(t);
+  }
+  Check(cudaGetLastError(), "launch");
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return ms[ms.size() / 2] * 1000.0;
+}
+
+// Microseconds per call of 20 launches captured in one CUDA graph.
+double GraphUsPerCall(const Launch& launch, cudaStream_t stream) {
+  constexpr int kCalls = 20;
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  Check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "capture");
+  for (int i = 0; i < kCalls; ++i) launch(stream);
+  Check(cudaStreamEndCapture(stream, &graph), "end capture");
+  Check(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  std::vector<float> ms;
+  for (int i = 0; i < 25; ++i) {
+    cudaEventRecord(start, stream);
+    cudaGraphLaunch(exec, stream);
+    cudaEventRecord(stop, stream);
+    cudaEventSynchronize(stop);
+    float t = 0;
+    cudaEventElapsedTime(&t, start, stop);
+    if (i >= 5) ms.push_back(t);
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return ms[ms.size() / 2] * 1000.0 / kCalls;
+}
+
+__global__ void EmptyKernel() {}
+
+struct Config {
+  std::string name;
+  // Launches the kernel for `rows` rows of nv vectors; returns false when the
+  // shape does not fit this configuration.
+  std::function<bool(const Buffers&, int64_t rows, int nv, cudaStream_t)> run;
+};
+
+// One block per row, threads = nv / kVecs.
+template <int kVecs, bool kEarly>
+Config BlockPerRow() {
+  return {"block/row vecs=" + std::to_string(kVecs) + (kEarly ? " w-early" : " w-late"),
+          [](const Buffers& b, int64_t rows, int nv, cudaStream_t s) {
+            const int threads = (nv / kVecs + 31) / 32 * 32;
+            if (nv % kVecs != 0 || threads < 32 || threads > 512) return false;
+            RmsNormRegisterKernel<T, T, V, kVecs, 0, kEarly>
+                <<<static_cast<unsigned>(rows), threads, 0, s>>>(
+                    b.y, b.x, b.w, rows, nv, int64_t{nv} * V, int64_t{nv} * V,
+                    1.f / (nv * V), 1e-6f);
+            return true;
+          }};
+}
+
+// A warp per row, kVecs vectors per lane, kWarps warps per block.
+template <int kVecs, int kWarps, bool kEarly = true>
+Config WarpPerRow() {
+  return {"warp/row vecs=" + std::to_string(kVecs) + " warps=" + std::to_string(kWarps) +
+              (kEarly ? " w-early" : " w-late"),
+          [](const Buffers& b, int64_t rows, int nv, cudaStream_t s) {
+            if (nv > 32 * kVecs || nv <= 32 * (kVecs - 4)) return false;
+            const auto blocks = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
+            RmsNormRegisterKernel<T, T, V, kVecs, 32, kEarly><<<blocks, kWarps * 32, 0, s>>>(
+                b.y, b.x, b.w, rows, nv, int64_t{nv} * V, int64_t{nv} * V, 1.f / (nv * V),
+                1e-6f);
+            return true;
+          }};
+}
+
+}  // namespace
+
+int main() {
+  const std::vector<std::pair<int64_t, int>> shapes = {
+      {1, 4096},    {128, 4096},  {512, 4096},  {1024, 4096}, {2048, 4096},
+      {4096, 4096}, {8192, 4096}, {32768, 4096}, {1024, 2048}, {2048, 2048},
+      {4096, 2048}, {8192, 2048}, {8192, 3072}, {16384, 3072}};
+  const std::vector<Config> configs = {
+      BlockPerRow<1, true>(),  BlockPerRow<2, true>(), BlockPerRow<2, false>(),
+      BlockPerRow<4, true>(),  BlockPerRow<8, true>(), BlockPerRow<8, false>(),
+      WarpPerRow<8, 4>(),      WarpPerRow<12, 4>(),    WarpPerRow<16, 4>(),
+      WarpPerRow<16, 4, false>(), WarpPerRow<8, 8>(), WarpPerRow<8, 4, false>()};
+
+  Buffers b;
+  const size_t max_elems = size_t{32768} * 4096;
+  Check(cudaMalloc(&b.x, max_elems * sizeof(T)), "malloc x");
+  Check(cudaMalloc(&b.y, max_elems * sizeof(T)), "malloc y");
+  Check(cudaMalloc(&b.w, 8192 * sizeof(T)), "malloc w");
+  Check(cudaMalloc(&b.flush, b.flush_bytes), "malloc flush");
+  // x = 0x3f80 pattern (1.0 in bf16) plus noise is irrelevant for timing;
+  // any finite values do.
+  cudaMemset(b.x, 0x3c, max_elems * sizeof(T));
+  cudaMemset(b.w, 0x3c, 8192 * sizeof(T));
+  cudaStream_t stream;
+  cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+
+  // Copy bandwidth (read + write) for the floor column.
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
+  const size_t copy_bytes = max_elems * sizeof(T);
+  cudaMemcpyAsync(b.y, b.x, copy_bytes, cudaMemcpyDeviceToDevice, stream);
+  cudaEventRecord(e0, stream);
+  for (int i = 0; i < 10; ++i)
+    cudaMemcpyAsync(b.y, b.x, copy_bytes, cudaMemcpyDeviceToDevice, stream);
+  cudaEventRecord(e1, stream);
+  cudaEventSynchronize(e1);
+  float copy_ms = 0;
+  cudaEventElapsedTime(&copy_ms, e0, e1);
+  const double copy_gbs = 2.0 * copy_bytes * 10 / (copy_ms * 1e6);
+
+  const Launch empty = [](cudaStream_t s) { EmptyKernel<<<1, 32, 0, s>>>(); };
+  std::printf("copy bandwidth %.0f GB/s; empty kernel: flushed %.2f us, graph %.2f us/call\n",
+              copy_gbs, FlushedMedianUs(b, empty, stream), GraphUsPerCall(empty, stream));
+  std::printf("| rows x hidden | config | flushed us | %% of copy | graph us/call |\n");
+  std::printf("|---|---|---|---|---|\n");
+  for (const auto& shape : shapes) {
+    const int64_t rows = shape.first;
+    const int hidden = shape.second;
+    const int nv = hidden / V;
+    const double bytes = 2.0 * rows * hidden * sizeof(T) + hidden * sizeof(T);
+    for (const Config& c : configs) {
+      const Launch launch = [&](cudaStream_t s) { c.run(b, rows, nv, s); };
+      if (!c.run(b, rows, nv, stream)) continue;
+      Check(cudaStreamSynchronize(stream), c.name.c_str());
+      const double us = FlushedMedianUs(b, launch, stream);
+      const double graph = rows <= 2048 ? GraphUsPerCall(launch, stream) : 0.0;
+      std::printf("| %ldx%d | %s | %.2f | %.1f%% | %.2f |\n", static_cast<long>(rows), hidden,
+                  c.name.c_str(), us, 100.0 * bytes / (us * 1e3) / copy_gbs, graph);
+    }
+  }
+  return 0;
+}
