@@ -107,13 +107,13 @@ struct Config {
 };
 
 // One block per row, threads = nv / kVecs.
-template <int kVecs, bool kEarly>
+template <int kVecs>
 Config BlockPerRow() {
-  return {"block/row vecs=" + std::to_string(kVecs) + (kEarly ? " w-early" : " w-late"),
+  return {"block/row vecs=" + std::to_string(kVecs),
           [](const Buffers& b, int64_t rows, int nv, cudaStream_t s) {
             const int threads = (nv / kVecs + 31) / 32 * 32;
             if (nv % kVecs != 0 || threads < 32 || threads > 512) return false;
-            RmsNormRegisterKernel<T, T, V, kVecs, 0, kEarly>
+            RmsNormRegisterKernel<T, T, V, kVecs, 0>
                 <<<static_cast<unsigned>(rows), threads, 0, s>>>(
                     b.y, b.x, b.w, rows, nv, int64_t{nv} * V, int64_t{nv} * V,
                     1.f / (nv * V), 1e-6f);
@@ -122,14 +122,13 @@ Config BlockPerRow() {
 }
 
 // A warp per row, kVecs vectors per lane, kWarps warps per block.
-template <int kVecs, int kWarps, bool kEarly = true>
+template <int kVecs, int kWarps>
 Config WarpPerRow() {
-  return {"warp/row vecs=" + std::to_string(kVecs) + " warps=" + std::to_string(kWarps) +
-              (kEarly ? " w-early" : " w-late"),
+  return {"warp/row vecs=" + std::to_string(kVecs) + " warps=" + std::to_string(kWarps),
           [](const Buffers& b, int64_t rows, int nv, cudaStream_t s) {
             if (nv > 32 * kVecs || nv <= 32 * (kVecs - 4)) return false;
             const auto blocks = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
-            RmsNormRegisterKernel<T, T, V, kVecs, 32, kEarly><<<blocks, kWarps * 32, 0, s>>>(
+            RmsNormRegisterKernel<T, T, V, kVecs, 32><<<blocks, kWarps * 32, 0, s>>>(
                 b.y, b.x, b.w, rows, nv, int64_t{nv} * V, int64_t{nv} * V, 1.f / (nv * V),
                 1e-6f);
             return true;
@@ -143,11 +142,11 @@ int main() {
       {1, 4096},    {128, 4096},  {512, 4096},  {1024, 4096}, {2048, 4096},
       {4096, 4096}, {8192, 4096}, {32768, 4096}, {1024, 2048}, {2048, 2048},
       {4096, 2048}, {8192, 2048}, {8192, 3072}, {16384, 3072}};
-  const std::vector<Config> configs = {
-      BlockPerRow<1, true>(),  BlockPerRow<2, true>(), BlockPerRow<2, false>(),
-      BlockPerRow<4, true>(),  BlockPerRow<8, true>(), BlockPerRow<8, false>(),
-      WarpPerRow<8, 4>(),      WarpPerRow<12, 4>(),    WarpPerRow<16, 4>(),
-      WarpPerRow<16, 4, false>(), WarpPerRow<8, 8>(), WarpPerRow<8, 4, false>()};
+  // Warp-per-row with 16 vectors per lane (hidden 4096) spills: ptxas runs out
+  // of registers, so it is not listed.
+  const std::vector<Config> configs = {BlockPerRow<1>(),   BlockPerRow<2>(),   BlockPerRow<4>(),
+                                       BlockPerRow<8>(),   WarpPerRow<8, 4>(), WarpPerRow<8, 8>(),
+                                       WarpPerRow<12, 4>()};
 
   Buffers b;
   const size_t max_elems = size_t{32768} * 4096;

@@ -5,11 +5,13 @@
 # kernel that kbuild test must isolate), and the peer benchmark.
 # Logs go to $WORK/logs and, packed, to $OUT/gpu-logs.tar.gz (with summary.tsv and the peer tables
 # beside it in $OUT, default ./gpu-out); a short summary table is printed last.
-# Usage: tools/scripts/gpu-run.sh [--quick | --checks | --peers-only]
+# Usage: tools/scripts/gpu-run.sh [--quick | --checks | --benches | --peers-only]
 #   --quick: skip the peer benchmark; --checks: also skip the template benchmarks except a few
 #   small rmsnorm cases (flushed, --graph, --compare), to prove correctness and harness features in
-#   one short run; --peers-only: only the peer benchmark, on the projects an earlier run of this
-#   script left in $KBUILD_GPU_WORK (default /tmp/kbuild-gpu).
+#   one short run; --benches: the template benchmarks without `kbuild test` and the wrong-kernel
+#   self-tests (the run after a --checks run of the same tree); --peers-only: only the peer
+#   benchmark, on the projects an earlier run of this script left in $KBUILD_GPU_WORK (default
+#   /tmp/kbuild-gpu). One call of the GPU machine holds about one of these modes.
 # Extra kernel projects (e.g. one written from the skill alone) are built, tested and benchmarked
 # too when listed in GPU_RUN_PROJECTS (space-separated directories).
 set -uo pipefail
@@ -17,13 +19,14 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 FINAL_OUT="${OUT:-$ROOT/gpu-out}"; mkdir -p "$FINAL_OUT"
 WORK="${KBUILD_GPU_WORK:-/tmp/kbuild-gpu}"; mkdir -p "$WORK"
 OUT="$WORK/logs"; rm -rf "$OUT"; mkdir -p "$OUT"
-QUICK=0; PEERS_ONLY=0; CHECKS=0
+QUICK=0; PEERS_ONLY=0; CHECKS=0; TESTS=1
 case "${1:-}" in
   --quick) QUICK=1 ;;
   --checks) QUICK=1; CHECKS=1 ;;
+  --benches) QUICK=1; TESTS=0 ;;
   --peers-only) PEERS_ONLY=1 ;;
   "") ;;
-  *) echo "usage: $0 [--quick | --checks | --peers-only]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--quick | --checks | --benches | --peers-only]" >&2; exit 2 ;;
 esac
 SUMMARY="$OUT/summary.tsv"; : > "$SUMMARY"
 export PYTHONUNBUFFERED=1 KBUILD_HOME="$ROOT" KBUILD_CACHE_DIR="$WORK/cache"
@@ -71,7 +74,7 @@ for tdir in "$ROOT"/templates/*/; do
   step "$t: init+check+build" "$t.log" bash -c \
     "kbuild init '$name' --template '$t' --dir '$proj' && kbuild -C '$proj' check && kbuild -C '$proj' build" || continue
   step "$t: load+call (python)" "$t.log" python3 "$ROOT/tools/scripts/smoke_call.py" "$t" "$proj"
-  step "$t: kbuild test" "$t.log" kbuild -C "$proj" test
+  [[ $TESTS == 1 ]] && step "$t: kbuild test" "$t.log" kbuild -C "$proj" test
   if [[ $CHECKS == 0 ]]; then
     step "$t: kbuild bench" "$t.log" kbuild -C "$proj" bench
     cp "$proj/results/latest.md" "$OUT/bench-$t.md" 2>/dev/null
@@ -109,17 +112,19 @@ for proj in ${GPU_RUN_PROJECTS:-}; do
   cp "$copy/results/latest.md" "$OUT/bench-$name.md" 2>/dev/null
 done
 
-if [[ -d "$ROOT/tools/harness/bad_kernels" && $CHECKS == 0 ]]; then
+if [[ -d "$ROOT/tools/harness/bad_kernels" && $CHECKS == 0 && $TESTS == 1 ]]; then
   step "harness self-test (wrong kernels)" harness-selftest.log \
     bash "$ROOT/tools/harness/bad_kernels/run.sh" "$WORK/bad-kernels"
 fi
 
+if [[ $TESTS == 1 ]]; then
   step "harness self-test: kbuild test on the wrong kernels" harness-selftest.log \
     kbuild -C "$ROOT/tools/harness/bad_kernels" test
   # A faulting and an endless kernel must fail only their own tests (exit 1, the CUDA error,
   # "timed out after 20 s") while kbuild survives and a later test still passes.
   step "harness self-test: kbuild test isolates crash + hang" harness-selftest.log \
     bash "$ROOT/tools/harness/bad_kernels/isolation.sh" kbuild
+fi
   step "harness self-test: kbuild test --sanitize reports findings" harness-selftest.log \
     bash "$ROOT/tools/harness/bad_kernels/sanitize.sh" kbuild
 fi  # PEERS_ONLY

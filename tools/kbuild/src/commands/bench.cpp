@@ -97,6 +97,10 @@ int RunBenchCommand(const GlobalOptions& global, const BenchFlags& flags) {
 
   ExitCode exit = BenchExitCode(*table);
   report.Line(MetadataHeaderLine(meta));
+  // The two timing modes measure different things; say which one this table is.
+  report.Line(flags.graph ? "timing: CUDA-graph replays, inputs rotated over > 2x L2, no flush "
+                            "(launch cost hidden; compare only with other --graph runs)"
+                          : "timing: CUDA events per launch, L2 flushed before each");
   report.Line(RenderBenchTable(*table));
   if (!run->problem.empty()) {
     report.Warning(run->problem);
