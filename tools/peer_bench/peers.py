@@ -1,7 +1,7 @@
 """The RMSNorm implementations we compare against. Each peer is a function
 make(x, w, eps) -> callable; peers that cannot be imported are recorded with
 the exact error instead, and the run goes on without them."""
-
+import importlib
 import traceback
 
 import torch
@@ -41,7 +41,9 @@ def _make_liger():
 
 
 def _make_quack():
-    import quack.rmsnorm as qr
+    # quack/__init__.py re-exports the function `rmsnorm`, which shadows the submodule of the
+    # same name for `import quack.rmsnorm as qr`; import_module returns the module itself.
+    qr = importlib.import_module("quack.rmsnorm")
 
     forward = getattr(qr, "rmsnorm_fwd", None)
 

@@ -5,13 +5,14 @@
 # kernel that kbuild test must isolate), and the peer benchmark.
 # Logs go to $WORK/logs and, packed, to $OUT/gpu-logs.tar.gz (with summary.tsv and the peer tables
 # beside it in $OUT, default ./gpu-out); a short summary table is printed last.
-# Usage: tools/scripts/gpu-run.sh [--quick | --checks | --benches | --peers-only]
+# Usage: tools/scripts/gpu-run.sh [--quick | --checks | --benches | --build-only | --peers-only]
 #   --quick: skip the peer benchmark; --checks: also skip the template benchmarks except a few
 #   small rmsnorm cases (flushed, --graph, --compare), to prove correctness and harness features in
 #   one short run; --benches: the template benchmarks without `kbuild test` and the wrong-kernel
 #   self-tests (the run after a --checks run of the same tree); --peers-only: only the peer
 #   benchmark, on the projects an earlier run of this script left in $KBUILD_GPU_WORK (default
-#   /tmp/kbuild-gpu). One call of the GPU machine holds about one of these modes.
+#   /tmp/kbuild-gpu); --build-only: build, load and call every template, nothing else (the set-up
+#   for a --peers-only call when the peer wheels need two transfers). One call of the GPU machine holds about one of these modes.
 # Extra kernel projects (e.g. one written from the skill alone) are built, tested and benchmarked
 # too when listed in GPU_RUN_PROJECTS (space-separated directories).
 set -uo pipefail
@@ -19,14 +20,15 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 FINAL_OUT="${OUT:-$ROOT/gpu-out}"; mkdir -p "$FINAL_OUT"
 WORK="${KBUILD_GPU_WORK:-/tmp/kbuild-gpu}"; mkdir -p "$WORK"
 OUT="$WORK/logs"; rm -rf "$OUT"; mkdir -p "$OUT"
-QUICK=0; PEERS_ONLY=0; CHECKS=0; TESTS=1
+QUICK=0; PEERS_ONLY=0; CHECKS=0; TESTS=1; BUILD_ONLY=0
 case "${1:-}" in
   --quick) QUICK=1 ;;
   --checks) QUICK=1; CHECKS=1 ;;
   --benches) QUICK=1; TESTS=0 ;;
+  --build-only) QUICK=1; TESTS=0; CHECKS=1; BUILD_ONLY=1 ;;
   --peers-only) PEERS_ONLY=1 ;;
   "") ;;
-  *) echo "usage: $0 [--quick | --checks | --benches | --peers-only]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--quick | --checks | --benches | --build-only | --peers-only]" >&2; exit 2 ;;
 esac
 SUMMARY="$OUT/summary.tsv"; : > "$SUMMARY"
 export PYTHONUNBUFFERED=1 KBUILD_HOME="$ROOT" KBUILD_CACHE_DIR="$WORK/cache"
@@ -82,6 +84,7 @@ for tdir in "$ROOT"/templates/*/; do
   fi
 done
 
+if [[ $BUILD_ONLY == 0 ]]; then
 # Harness features on a real template: memcheck on one test, and the small rmsnorm cases timed
 # flushed, then as CUDA-graph replays, then compared with the flushed run.
 proj="$WORK/proj-rmsnorm"
@@ -112,6 +115,8 @@ for proj in ${GPU_RUN_PROJECTS:-}; do
   cp "$copy/results/latest.md" "$OUT/bench-$name.md" 2>/dev/null
 done
 
+fi  # BUILD_ONLY
+
 if [[ -d "$ROOT/tools/harness/bad_kernels" && $CHECKS == 0 && $TESTS == 1 ]]; then
   step "harness self-test (wrong kernels)" harness-selftest.log \
     bash "$ROOT/tools/harness/bad_kernels/run.sh" "$WORK/bad-kernels"
@@ -125,8 +130,8 @@ if [[ $TESTS == 1 ]]; then
   step "harness self-test: kbuild test isolates crash + hang" harness-selftest.log \
     bash "$ROOT/tools/harness/bad_kernels/isolation.sh" kbuild
 fi
-  step "harness self-test: kbuild test --sanitize reports findings" harness-selftest.log \
-    bash "$ROOT/tools/harness/bad_kernels/sanitize.sh" kbuild
+  [[ $BUILD_ONLY == 0 ]] && step "harness self-test: kbuild test --sanitize reports findings" \
+    harness-selftest.log bash "$ROOT/tools/harness/bad_kernels/sanitize.sh" kbuild
 fi  # PEERS_ONLY
 
 if [[ $QUICK == 0 && -f "$ROOT/tools/peer_bench/rmsnorm_peers.py" ]]; then
