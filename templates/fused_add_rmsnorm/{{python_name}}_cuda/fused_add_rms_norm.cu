@@ -4,7 +4,8 @@
 //
 // Bytes moved (the floor): rows * hidden * sizeof(T) * 4 (read x, read
 // residual, write residual, write x) + hidden * sizeof(W) for the weight.
-// Floor time = bytes / measured copy bandwidth (docs/rmsnorm.md per shape).
+// Floor time = bytes / measured copy bandwidth (`kbuild doctor` measures it;
+// `kbuild bench` reports each case as a % of it).
 //
 // Launch shape: as rms_norm (PlanLongRows in common/rms_row.cuh), nv =
 // hidden / V vectors, V = 16 / sizeof(T) when x, residual, weight and both row

@@ -1,7 +1,7 @@
 // head_rms_norm timing (bf16): video QK-norm [27030 * 24, 128] and Qwen3-8B
 // q/k heads, against at::rms_norm over the last dimension. Bytes = x read + y
 // written + weight. measured (H200, 2026-11-30): [8192*16, 64]
-// bf16 13.7 us (58% of copy), 6.2x at::rms_norm; more in docs/rmsnorm.md.
+// bf16 13.7 us (58% of copy), 6.2x at::rms_norm.
 #include <ATen/ATen.h>
 
 #include "kbuild/harness/benchmark.h"

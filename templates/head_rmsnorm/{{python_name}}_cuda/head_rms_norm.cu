@@ -4,7 +4,8 @@
 //
 // Bytes moved (the floor): rows * head_dim * sizeof(T) read + the same
 // written + head_dim * sizeof(W) for the weight (an L1 hit after the first
-// row). Floor time = bytes / measured copy bandwidth (docs/rmsnorm.md).
+// row). Floor time = bytes / measured copy bandwidth (`kbuild doctor`
+// measures it; `kbuild bench` reports each case as a % of it).
 //
 // Launch shape: a group of G lanes per row, one 16-byte vector per lane when
 // aligned: head_dim 64 / 128 / 256 in bf16 -> G = 8 / 16 / 32 (fp32: 16 / 32

@@ -1,6 +1,6 @@
 // rms_norm timing on the Qwen3-8B and LTX-Video shapes (bf16, fp16) against
 // at::rms_norm and the eager composite. Bytes = x read + y written + weight.
-// measured (bf16, earlier shape list): results/h200-2026-11-30/kbuild-bench-rmsnorm.md.
+// Measured results (H200, 2026-11-30): the header of {{python_name}}_cuda/rms_norm.cu.
 #include <ATen/ATen.h>
 
 #include "kbuild/harness/benchmark.h"

@@ -18,8 +18,9 @@ namespace norm_binding {
 // std::to_string) and handed to TORCH_CHECK as a single const char*, which c10
 // passes on as is: no std::ostream runs in this library. On the H200 machine,
 // streaming an integer from a binding loaded by Python crashed (SIGSEGV in
-// ostream::_M_insert<long>) instead of raising. See docs/rmsnorm.md, "Known
-// problems". (A lone std::string would still go through an ostringstream.)
+// ostream::_M_insert<long>) instead of raising (2026-11-30). See the skill's
+// references/troubleshooting.md, "Segfault exactly when an op rejects its
+// input". (A lone std::string would still go through an ostringstream.)
 
 inline std::string Num(int64_t value) { return std::to_string(value); }
 

@@ -2,7 +2,8 @@
 //
 // Bytes moved (the floor): rows * hidden * sizeof(T) read + the same written
 // + hidden * sizeof(W) for the weight (read once from DRAM, then from L1/L2).
-// Floor time = bytes / measured copy bandwidth (docs/rmsnorm.md per shape).
+// Floor time = bytes / measured copy bandwidth (`kbuild doctor` measures it;
+// `kbuild bench` reports each case as a % of it).
 //
 // Launch shape (PlanLongRows in common/rms_row.cuh), nv = hidden / V vectors
 // of V = 16 / sizeof(T) elements when pointers and strides are aligned:
@@ -14,6 +15,12 @@
 //                     from L2, not DRAM): bf16/fp16 hidden > 32768, fp32
 //                     hidden > 16384, or narrower vectors on odd sizes
 // fp32 accumulation; rsqrtf; one __syncthreads per row.
+// Alternatives measured (H200, 2026-11-30, bf16, flushed and CUDA-graph timing,
+// 14 Qwen3/LTX shapes): 1, 4 or 8 vectors per thread instead of 2, a warp per
+// row at hidden 2048/3072, and loading w before the reduction. None beat this
+// plan by more than 10% on any shape (4 vectors: 8.5 vs 9.4 us at 1024x4096,
+// but 5-15% slower from 4096 rows up); a warp per row at hidden 4096 (16
+// vectors per lane) runs out of registers and spills.
 //
 // measured (H200, 2026-11-30, torch 2.11.0+cu130, CUDA 13.0; kbuild bench, L2 flushed, median):
 //   bf16 32768x4096 134.1 us = 4004 GB/s (94.8% of the 4226 GB/s copy); 32768x8192 260.8 us
