@@ -18,7 +18,7 @@
 // Alternatives measured (H200, 2026-11-30, bf16, flushed and CUDA-graph timing,
 // 14 Qwen3/LTX shapes): 1, 4 or 8 vectors per thread instead of 2, a warp per
 // row at hidden 2048/3072, and loading w before the reduction. None beat this
-// plan by more than 10% on any shape (4 vectors: 8.5 vs 9.4 us at 1024x4096,
+// plan by more than 12% on any shape (4 vectors: 8.5 vs 9.4 us at 1024x4096,
 // but 3-7% slower from 4096 rows up); a warp per row at hidden 4096 (16
 // vectors per lane) runs out of registers and spills.
 //
