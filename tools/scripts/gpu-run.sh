@@ -5,14 +5,17 @@
 # kernel that kbuild test must isolate), and the peer benchmark.
 # Logs go to $WORK/logs and, packed, to $OUT/gpu-logs.tar.gz (with summary.tsv and the peer tables
 # beside it in $OUT, default ./gpu-out); a short summary table is printed last.
-# Usage: tools/scripts/gpu-run.sh [--quick | --checks | --benches | --build-only | --peers-only]
+# Usage: tools/scripts/gpu-run.sh [--quick | --checks | --benches | --build-only | --rmsnorm |
+#                                  --peers-only]
 #   --quick: skip the peer benchmark; --checks: also skip the template benchmarks except a few
 #   small rmsnorm cases (flushed, --graph, --compare), to prove correctness and harness features in
 #   one short run; --benches: the template benchmarks without `kbuild test` and the wrong-kernel
 #   self-tests (the run after a --checks run of the same tree); --peers-only: only the peer
 #   benchmark, on the projects an earlier run of this script left in $KBUILD_GPU_WORK (default
 #   /tmp/kbuild-gpu); --build-only: build, load and call every template, nothing else (the set-up
-#   for a --peers-only call when the peer wheels need two transfers). One call of the GPU machine holds about one of these modes.
+#   for a --peers-only call when the peer wheels need two transfers); --rmsnorm: the rmsnorm
+#   template only (build, test, bench, harness features), the launch-shape sweep and its ncu
+#   counters, for a kernel change. One call of the GPU machine holds about one of these modes.
 # Extra kernel projects (e.g. one written from the skill alone) are built, tested and benchmarked
 # too when listed in GPU_RUN_PROJECTS (space-separated directories).
 set -uo pipefail
@@ -20,15 +23,17 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 FINAL_OUT="${OUT:-$ROOT/gpu-out}"; mkdir -p "$FINAL_OUT"
 WORK="${KBUILD_GPU_WORK:-/tmp/kbuild-gpu}"; mkdir -p "$WORK"
 OUT="$WORK/logs"; rm -rf "$OUT"; mkdir -p "$OUT"
-QUICK=0; PEERS_ONLY=0; CHECKS=0; TESTS=1; BUILD_ONLY=0
+QUICK=0; PEERS_ONLY=0; CHECKS=0; TESTS=1; BUILD_ONLY=0; SELFTESTS=1; ONLY_TEMPLATE=
 case "${1:-}" in
   --quick) QUICK=1 ;;
   --checks) QUICK=1; CHECKS=1 ;;
   --benches) QUICK=1; TESTS=0 ;;
   --build-only) QUICK=1; TESTS=0; CHECKS=1; BUILD_ONLY=1 ;;
+  --rmsnorm) QUICK=1; SELFTESTS=0; ONLY_TEMPLATE=rmsnorm ;;
   --peers-only) PEERS_ONLY=1 ;;
   "") ;;
-  *) echo "usage: $0 [--quick | --checks | --benches | --build-only | --peers-only]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--quick | --checks | --benches | --build-only | --rmsnorm | --peers-only]" >&2
+     exit 2 ;;
 esac
 SUMMARY="$OUT/summary.tsv"; : > "$SUMMARY"
 export PYTHONUNBUFFERED=1 KBUILD_HOME="$ROOT" KBUILD_CACHE_DIR="$WORK/cache"
@@ -71,6 +76,7 @@ kbuild doctor --json > "$OUT/doctor.json" 2>/dev/null
 
 for tdir in "$ROOT"/templates/*/; do
   t="$(basename "$tdir")"; [[ -f "$tdir/template.toml" ]] || continue
+  [[ -n "$ONLY_TEMPLATE" && "$t" != "$ONLY_TEMPLATE" ]] && continue
   proj="$WORK/proj-$t"; rm -rf "$proj"
   name="${t//_/-}-demo"
   step "$t: init+check+build" "$t.log" bash -c \
@@ -105,6 +111,13 @@ fi
 step "rmsnorm launch-shape sweep" sweep.log bash -c \
   "nvcc -O3 -std=c++17 -arch=sm_90a -I '$ROOT/templates/rmsnorm/{{python_name}}_cuda' \
      '$ROOT/tools/peer_bench/rmsnorm_launch_sweep.cu' -o '$WORK/sweep' && '$WORK/sweep'"
+# Hardware counters for one mid-size shape (DRAM throughput, warps resident), every configuration.
+if [[ -n "$ONLY_TEMPLATE" ]] && command -v ncu >/dev/null; then
+  step "rmsnorm sweep under ncu (2048x4096)" ncu.log bash -c \
+    "ncu --clock-control none --kernel-name regex:'RmsNorm(Register|Persistent)Kernel' --csv \
+       --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size,launch__block_size \
+       '$WORK/sweep' 2048x4096 > '$OUT/ncu-2048x4096.csv'"
+fi
 
 for proj in ${GPU_RUN_PROJECTS:-}; do
   [[ -f "$proj/build.toml" ]] || { echo "GPU_RUN_PROJECTS: no build.toml in $proj"; continue; }
@@ -117,12 +130,13 @@ done
 
 fi  # BUILD_ONLY
 
-if [[ -d "$ROOT/tools/harness/bad_kernels" && $CHECKS == 0 && $TESTS == 1 ]]; then
+if [[ $SELFTESTS == 0 ]]; then :
+elif [[ -d "$ROOT/tools/harness/bad_kernels" && $CHECKS == 0 && $TESTS == 1 ]]; then
   step "harness self-test (wrong kernels)" harness-selftest.log \
     bash "$ROOT/tools/harness/bad_kernels/run.sh" "$WORK/bad-kernels"
 fi
 
-if [[ $TESTS == 1 ]]; then
+if [[ $TESTS == 1 && $SELFTESTS == 1 ]]; then
   step "harness self-test: kbuild test on the wrong kernels" harness-selftest.log \
     kbuild -C "$ROOT/tools/harness/bad_kernels" test
   # A faulting and an endless kernel must fail only their own tests (exit 1, the CUDA error,
@@ -130,7 +144,7 @@ if [[ $TESTS == 1 ]]; then
   step "harness self-test: kbuild test isolates crash + hang" harness-selftest.log \
     bash "$ROOT/tools/harness/bad_kernels/isolation.sh" kbuild
 fi
-  [[ $BUILD_ONLY == 0 ]] && step "harness self-test: kbuild test --sanitize reports findings" \
+  [[ $BUILD_ONLY == 0 && $SELFTESTS == 1 ]] && step "harness self-test: kbuild test --sanitize reports findings" \
     harness-selftest.log bash "$ROOT/tools/harness/bad_kernels/sanitize.sh" kbuild
 fi  # PEERS_ONLY
 

@@ -1,6 +1,8 @@
 // rms_norm through the dispatcher against a float64 reference: odd and large
 // hidden sizes, misaligned views, bf16/fp16/fp32, weight of x's dtype, fp32 or
-// none, and a rejected stride-2 last dimension.
+// none, and a rejected stride-2 last dimension. 4099 rows: more rows than the
+// GPU holds blocks at once (several waves, a prime row count), also with the
+// narrow vectors of a misaligned view.
 #include <ATen/ATen.h>
 
 #include "kbuild/harness/op_test.h"
@@ -12,8 +14,8 @@ using kb::harness::Args;
 using kb::harness::OpSpec;
 
 std::vector<std::vector<int64_t>> Shapes() {
-  return {{1, 64},   {7, 2047},  {129, 4096}, {3, 5120},
-          {5, 7168}, {2, 65536}, {33, 100},   {1, 40000}};
+  return {{1, 64},    {7, 2047}, {129, 4096}, {3, 5120},   {5, 7168},
+          {2, 65536}, {33, 100}, {1, 40000},  {4099, 2048}};
 }
 
 std::vector<at::Tensor> Reference(const at::Tensor& x, const c10::IValue& w,
@@ -30,7 +32,7 @@ OpSpec RmsNormSpec(const std::string& weight) {
   spec.op = kb::harness::ProjectOp("rms_norm");
   spec.cases =
       kb::harness::MakeCases(Shapes(), {at::kBFloat16, at::kHalf, at::kFloat});
-  for (auto& c : kb::harness::MakeCases({{7, 2047}, {65, 4096}},
+  for (auto& c : kb::harness::MakeCases({{7, 2047}, {65, 4096}, {4099, 1024}},
                                         {at::kBFloat16, at::kFloat},
                                         {.offset_view = true})) {
     spec.cases.push_back(c);

@@ -20,7 +20,10 @@
 // row at hidden 2048/3072, and loading w before the reduction. None beat this
 // plan by more than 12% on any shape (4 vectors: 8.5 vs 9.4 us at 1024x4096,
 // but 3-7% slower from 4096 rows up); a warp per row at hidden 4096 (16
-// vectors per lane) runs out of registers and spills.
+// vectors per lane) runs out of registers and spills. A persistent grid that
+// prefetches each block's next row was 5-10% slower from 2048 rows up (fewer
+// warps resident: 56 registers; ncu at 2048x4096: DRAM reads at 35% of peak
+// either way, so neither occupancy nor prefetch is the limit there).
 //
 // measured (H200, 2026-11-30, torch 2.11.0+cu130, CUDA 13.0; kbuild bench, L2 flushed, median):
 //   bf16 32768x4096 134.1 us = 4004 GB/s (94.8% of the 4226 GB/s copy); 32768x8192 260.8 us
