@@ -19,7 +19,7 @@ namespace kb {
 struct RunGpu {
   GpuInfo gpu;                      // the first visible GPU: the harness runs on device 0
   std::optional<double> peak_gbps;  // measured copy bandwidth, read + write
-  std::string peak_source;          // "KBUILD_PEAK_BW_GBPS", "cache", "measured" or ""
+  std::string peak_source;          // "KBUILD_PEAK_BW_GBPS", "kbuild doctor (<cache file>)" or ""
 };
 
 // `command` is "test" or "bench" (named in the message). With
