@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/op_names.h"
 #include "core/suggest.h"
 #include "core/toml_location.h"
 
@@ -345,6 +346,7 @@ ProjectCheckResult CheckProject(const FileSystem& fs, ProcessRunner& runner,
     Append(result.errors, std::move(findings.errors));
     Append(result.warnings, std::move(findings.warnings));
   }
+  Append(result.warnings, CheckHarnessOpNames(fs, *result.config));
   return result;
 }
 

@@ -40,7 +40,8 @@ CheckFindings CheckCudaCapabilitiesWithNvcc(const FileSystem& fs, const ProjectC
 std::string ArchToCapability(const std::string& arch);
 
 // Everything `kbuild check` does: build.toml, then (when it is valid) the
-// file checks and the capability check against the installed nvcc.
+// file checks, the capability check against the installed nvcc, and the
+// harness's op names (warnings).
 struct ProjectCheckResult {
   std::string config_path;              // "build.toml" as errors print it
   std::optional<ProjectConfig> config;  // set when build.toml is valid
