@@ -45,11 +45,11 @@ def print_perf_table(title, rows, peer_names, geomean):
 
 
 def print_launch(launch):
-    print("\n### launch cost (1-128 tokens regime)\n")
+    print("\n### launch cost (1-1024 tokens regime)\n")
     print("| what | in CUDA graph us/call | eager us/call |")
     print("|---|---|---|")
     for name, r in launch.items():
         if "error" in r:
-            print(f"| {name} | err | err |")
+            print(f"| {name} | error: {str(r['error']).replace('|', '/')} | - |")
         else:
             print(f"| {name} | {r['graph_us']:.2f} | {r['eager_us']:.2f} |")

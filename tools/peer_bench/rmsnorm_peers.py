@@ -146,7 +146,7 @@ def main():
     result["copy_gbps"] = copy_gbps
     print(f"\ncopy bandwidth (D2D, read+write): {copy_gbps:.0f} GB/s")
 
-    result["launch"] = launch_costs(rms, args.eps)
+    result["launch"] = launch_costs(rms, args.eps, peers)
     print_launch(result["launch"])
 
     eps = args.eps
@@ -177,16 +177,29 @@ def main():
     return 1 if failed else 0
 
 
-def launch_costs(rms, eps):
-    """Launch-bound regime (1-128 tokens): a trivial kernel vs our op, in a
-    CUDA graph (GPU-side cost) and eagerly (host dispatch + launch)."""
+# Peers also timed in a CUDA graph at small sizes: it separates each one's
+# launch path (host dispatch, a DSL runtime) from its kernel's GPU time.
+GRAPH_PEERS = ("F.rms_norm", "quack", "liger")
+
+
+def launch_costs(rms, eps, peers):
+    """Launch-bound regime (1-1024 tokens): a trivial kernel vs our op and the
+    peers, in a CUDA graph (GPU-side cost) and eagerly (host dispatch +
+    launch). A peer that cannot be captured is reported with its error."""
     out = {}
     tiny = torch.zeros(1, device="cuda")
     cases = {"trivial kernel (add_ on 1 element)": lambda: tiny.add_(1)}
-    for tokens in (1, 128):
+    for tokens in (1, 128, 1024):
         x = torch.randn(tokens, 4096, device="cuda", dtype=torch.bfloat16)
         w = torch.randn(4096, device="cuda", dtype=torch.bfloat16)
         cases[f"ours {tokens}x4096 bf16"] = (lambda x=x, w=w: rms(x, w, eps))
+        for name in GRAPH_PEERS:
+            if name in peers:
+                try:
+                    cases[f"{name} {tokens}x4096 bf16"] = peers[name](x, w, eps)
+                except Exception as e:
+                    out[f"{name} {tokens}x4096 bf16"] = {
+                        "error": peer_mod.describe_exception(e)}
     for name, fn in cases.items():
         try:
             out[name] = {"graph_us": measure.graph_replay_us(fn),
