@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 namespace kb {
 
@@ -31,7 +32,8 @@ std::optional<std::filesystem::path> FindOnPath(const std::string& program) {
   while (start <= path->size()) {
     size_t end = path->find(':', start);
     if (end == std::string::npos) end = path->size();
-    std::filesystem::path candidate = std::filesystem::path(path->substr(start, end - start)) / program;
+    std::filesystem::path candidate =
+        std::filesystem::path(path->substr(start, end - start)) / program;
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
     start = end + 1;
   }
@@ -67,25 +69,31 @@ ProcessResult RealProcessRunner::Run(const std::vector<std::string>& argv,
   std::ofstream log;
   if (options.log) log.open(*options.log, std::ios::app);
 
-  const auto start = std::chrono::steady_clock::now();
+  // Output is read until EOF, the timeout, or kDrainAfterExit after the child
+  // exited: a grandchild that outlives it (a daemon, `cmd &`) may hold the
+  // pipe open forever, and kbuild must not wait for it.
+  constexpr double kDrainAfterExit = 2.0;
+  constexpr int kPollMs = 200;
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
+  std::optional<Clock::time_point> exited_at;
+  int status = 0;
   char buf[8192];
   for (;;) {
-    int wait_ms = -1;
-    if (options.timeout_seconds > 0) {
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double left = options.timeout_seconds - elapsed;
-      if (left <= 0) {
-        result.timed_out = true;
-        kill(-pid, SIGKILL);
-        break;
-      }
-      wait_ms = static_cast<int>(left * 1000) + 1;
+    if (!exited_at && waitpid(pid, &status, WNOHANG) == pid) exited_at = Clock::now();
+    if (exited_at && since(*exited_at) > kDrainAfterExit) break;
+    if (options.timeout_seconds > 0 && since(start) >= options.timeout_seconds) {
+      result.timed_out = true;
+      kill(-pid, SIGKILL);
+      break;
     }
     pollfd p{fds[0], POLLIN, 0};
-    const int ready = poll(&p, 1, wait_ms);
+    const int ready = poll(&p, 1, kPollMs);
     if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) continue;  // timeout re-checked at loop top
+    if (ready == 0) continue;  // exit and timeout re-checked at loop top
     const ssize_t n = read(fds[0], buf, sizeof(buf));
     if (n <= 0) break;
     result.output.append(buf, static_cast<size_t>(n));
@@ -93,8 +101,7 @@ ProcessResult RealProcessRunner::Run(const std::vector<std::string>& argv,
     if (options.echo) std::cerr.write(buf, n);
   }
   close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  if (!exited_at) waitpid(pid, &status, 0);
   if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
     if (result.exit_code == 127 && result.output.find("kbuild: cannot execute program") == 0) {
