@@ -87,6 +87,7 @@ for tdir in "$ROOT"/templates/*/; do
     step "$t: kbuild bench" "$t.log" kbuild -C "$proj" bench
     cp "$proj/results/latest.md" "$OUT/bench-$t.md" 2>/dev/null
     cp "$proj/results/latest.json" "$OUT/bench-$t.json" 2>/dev/null
+    cp "$proj/results/latest.svg" "$OUT/bench-$t.svg" 2>/dev/null
   fi
 done
 
