@@ -1,46 +1,71 @@
 #!/usr/bin/env bash
-# Everything on a GPU machine in one go: build kbuild, scaffold + check + build every template, load
-# each variant in this machine's Python and call its op on the GPU, run `kbuild test` and `kbuild bench`
-# for every template, the harness self-test (deliberately wrong kernels, and a crashing and a hanging
-# kernel that kbuild test must isolate), and the peer benchmark.
+# Everything on a GPU machine: build kbuild, scaffold + check + build every template, load each
+# variant in this machine's Python and call its op on the GPU, `kbuild test` and `kbuild bench` for
+# every template, harness features on a real template (--sanitize, --graph, --compare), the
+# rmsnorm launch-shape sweep, the harness self-tests (deliberately wrong kernels, a crashing and a
+# hanging kernel, sanitizer findings) and the peer benchmark.
 # Logs go to $WORK/logs and, packed, to $OUT/gpu-logs.tar.gz (with summary.tsv and the peer tables
 # beside it in $OUT, default ./gpu-out); a short summary table is printed last.
-# Usage: tools/scripts/gpu-run.sh [--quick | --checks | --benches | --build-only | --rmsnorm |
-#                                  --peers-only]
-#   --quick: skip the peer benchmark; --checks: also skip the template benchmarks except a few
-#   small rmsnorm cases (flushed, --graph, --compare), to prove correctness and harness features in
-#   one short run; --benches: the template benchmarks without `kbuild test` and the wrong-kernel
-#   self-tests (the run after a --checks run of the same tree); --peers-only: only the peer
-#   benchmark, on the projects an earlier run of this script left in $KBUILD_GPU_WORK (default
-#   /tmp/kbuild-gpu); --build-only: build, load and call every template, nothing else (the set-up
-#   for a --peers-only call when the peer wheels need two transfers); --rmsnorm: the rmsnorm
-#   template only (build, test, bench, harness features), the launch-shape sweep and its ncu
-#   counters, for a kernel change. One call of the GPU machine holds about one of these modes.
-# Extra kernel projects (e.g. one written from the skill alone) are built, tested and benchmarked
-# too when listed in GPU_RUN_PROJECTS (space-separated directories).
+#
+# Usage: tools/scripts/gpu-run.sh [MODE] [--dry-run]
+#   (none)        everything below except ncu
+#   --quick       everything except the peer benchmark
+#   --checks      correctness and harness features: tests, self-tests, small rmsnorm benches
+#   --benches     template benchmarks, harness features, sweep, sanitizer proof (after --checks)
+#   --build-only  build, load and call every template; sets up --peers-only when the peer
+#                 wheels need two transfers (tools/peer_bench/README.md)
+#   --rmsnorm     the rmsnorm template only (test, bench, features), the sweep and its ncu counters
+#   --peers-only  the peer benchmark, on the projects an earlier run left in $KBUILD_GPU_WORK
+#   --dry-run     print the steps the mode would run, run nothing
+# One call of the GPU machine (10 minutes) holds about one mode. Extra kernel projects (e.g. one
+# written from the skill alone) are built, tested and benchmarked too when listed in
+# GPU_RUN_PROJECTS (space-separated directories).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-FINAL_OUT="${OUT:-$ROOT/gpu-out}"; mkdir -p "$FINAL_OUT"
-WORK="${KBUILD_GPU_WORK:-/tmp/kbuild-gpu}"; mkdir -p "$WORK"
-OUT="$WORK/logs"; rm -rf "$OUT"; mkdir -p "$OUT"
-QUICK=0; PEERS_ONLY=0; CHECKS=0; TESTS=1; BUILD_ONLY=0; SELFTESTS=1; ONLY_TEMPLATE=
-case "${1:-}" in
-  --quick) QUICK=1 ;;
-  --checks) QUICK=1; CHECKS=1 ;;
-  --benches) QUICK=1; TESTS=0 ;;
-  --build-only) QUICK=1; TESTS=0; CHECKS=1; BUILD_ONLY=1 ;;
-  --rmsnorm) QUICK=1; SELFTESTS=0; ONLY_TEMPLATE=rmsnorm ;;
-  --peers-only) PEERS_ONLY=1 ;;
-  "") ;;
-  *) echo "usage: $0 [--quick | --checks | --benches | --build-only | --rmsnorm | --peers-only]" >&2
-     exit 2 ;;
+
+MODE="" DRY=0
+for arg in "$@"; do
+  case "$arg" in
+    --dry-run) DRY=1 ;;
+    --quick | --checks | --benches | --build-only | --rmsnorm | --peers-only) MODE="$arg" ;;
+    *) echo "usage: $0 [--quick | --checks | --benches | --build-only | --rmsnorm |" \
+         "--peers-only] [--dry-run]" >&2
+       exit 2 ;;
+  esac
+done
+
+# What each mode runs (1 = run). TEMPLATES: build + load/call every template (or ONLY_TEMPLATE);
+# TESTS / BENCHES: kbuild test / bench per template; FEATURES: --sanitize, --graph, --compare on
+# the rmsnorm template; SWEEP / NCU: the launch-shape sweep and its counters; PLAIN_SELFTEST: the
+# wrong kernels through plain CMake (run.sh); KBUILD_SELFTESTS: the wrong kernels and isolation
+# through kbuild; SANITIZE_PROOF: sanitize.sh; PEERS: the peer benchmark.
+TEMPLATES=1 TESTS=1 BENCHES=1 FEATURES=1 SWEEP=1 NCU=0 PLAIN_SELFTEST=1 KBUILD_SELFTESTS=1
+SANITIZE_PROOF=1 PEERS=1 ONLY_TEMPLATE=""
+case "$MODE" in
+  --quick) PEERS=0 ;;
+  --checks) BENCHES=0 PLAIN_SELFTEST=0 PEERS=0 ;;
+  --benches) TESTS=0 PLAIN_SELFTEST=0 KBUILD_SELFTESTS=0 PEERS=0 ;;
+  --build-only) TESTS=0 BENCHES=0 FEATURES=0 SWEEP=0 PLAIN_SELFTEST=0 KBUILD_SELFTESTS=0
+    SANITIZE_PROOF=0 PEERS=0 ;;
+  --rmsnorm) NCU=1 PLAIN_SELFTEST=0 KBUILD_SELFTESTS=0 SANITIZE_PROOF=0 PEERS=0
+    ONLY_TEMPLATE=rmsnorm ;;
+  --peers-only) TEMPLATES=0 TESTS=0 BENCHES=0 FEATURES=0 SWEEP=0 PLAIN_SELFTEST=0
+    KBUILD_SELFTESTS=0 SANITIZE_PROOF=0 ;;
 esac
-SUMMARY="$OUT/summary.tsv"; : > "$SUMMARY"
+
+FINAL_OUT="${OUT:-$ROOT/gpu-out}"
+WORK="${KBUILD_GPU_WORK:-/tmp/kbuild-gpu}"
+OUT="$WORK/logs"
+SUMMARY="$OUT/summary.tsv"
+if [[ $DRY == 0 ]]; then
+  mkdir -p "$FINAL_OUT" "$WORK"; rm -rf "$OUT"; mkdir -p "$OUT"; : > "$SUMMARY"
+fi
 export PYTHONUNBUFFERED=1 KBUILD_HOME="$ROOT" KBUILD_CACHE_DIR="$WORK/cache"
 
 # step NAME LOGFILE CMD...: runs CMD, logs it, records status and seconds in the summary.
 step() {
   local name="$1" log="$OUT/$2"; shift 2
+  if [[ $DRY == 1 ]]; then echo "would run: $name"; return 0; fi
   local t0=$SECONDS
   echo "== $name" | tee -a "$log"
   "$@" >>"$log" 2>&1
@@ -50,106 +75,109 @@ step() {
   return $rc
 }
 
-{
-  date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-  nvcc --version | tail -2; python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
-} > "$OUT/env.txt" 2>&1
-cat "$OUT/env.txt"
-
-# Stash whatever peer wheels (or wheel chunks) this transfer carried: a later --peers-only call on
-# the same machine finds them here (tools/peer_bench/README.md).
-WHEELS="$WORK/wheels"; mkdir -p "$WHEELS"
-cp "$ROOT"/.whl*/*.whl "$ROOT"/.whl*/*.part.* "$WHEELS"/ 2>/dev/null
-
-if [[ $PEERS_ONLY == 0 ]]; then
-BUILD="$WORK/kbuild-build"
-step "build kbuild" kbuild-build.log \
-  bash -c "cmake -S '$ROOT' -B '$BUILD' -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBUILD_BUILD_TESTS=OFF && cmake --build '$BUILD'"
-KBUILD="$BUILD/tools/kbuild/kbuild"
-if [[ ! -x "$KBUILD" && -x "$ROOT/.deps/bin/kbuild" ]]; then
-  KBUILD="$ROOT/.deps/bin/kbuild"; echo "using the kbuild binary built on the developer machine"
+if [[ $DRY == 0 ]]; then
+  {
+    date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+    nvcc --version | tail -2
+    python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)'
+  } > "$OUT/env.txt" 2>&1
+  cat "$OUT/env.txt"
+  # Stash whatever peer wheels (or wheel chunks) this transfer carried: a later --peers-only call
+  # on the same machine finds them here (tools/peer_bench/README.md).
+  WHEELS="$WORK/wheels"; mkdir -p "$WHEELS"
+  cp "$ROOT"/.whl*/*.whl "$ROOT"/.whl*/*.part.* "$WHEELS"/ 2>/dev/null
 fi
-export PATH="$(dirname "$KBUILD"):$PATH"
 
-step "doctor" doctor.log kbuild doctor
-kbuild doctor --json > "$OUT/doctor.json" 2>/dev/null
-
-for tdir in "$ROOT"/templates/*/; do
-  t="$(basename "$tdir")"; [[ -f "$tdir/template.toml" ]] || continue
-  [[ -n "$ONLY_TEMPLATE" && "$t" != "$ONLY_TEMPLATE" ]] && continue
-  proj="$WORK/proj-$t"; rm -rf "$proj"
-  name="${t//_/-}-demo"
-  step "$t: init+check+build" "$t.log" bash -c \
-    "kbuild init '$name' --template '$t' --dir '$proj' && kbuild -C '$proj' check && kbuild -C '$proj' build" || continue
-  step "$t: load+call (python)" "$t.log" python3 "$ROOT/tools/scripts/smoke_call.py" "$t" "$proj"
-  [[ $TESTS == 1 ]] && step "$t: kbuild test" "$t.log" kbuild -C "$proj" test
-  if [[ $CHECKS == 0 ]]; then
-    step "$t: kbuild bench" "$t.log" kbuild -C "$proj" bench
-    cp "$proj/results/latest.md" "$OUT/bench-$t.md" 2>/dev/null
-    cp "$proj/results/latest.json" "$OUT/bench-$t.json" 2>/dev/null
-    cp "$proj/results/latest.svg" "$OUT/bench-$t.svg" 2>/dev/null
+if [[ $TEMPLATES == 1 || $KBUILD_SELFTESTS == 1 || $SANITIZE_PROOF == 1 ]]; then
+  BUILD="$WORK/kbuild-build"
+  step "build kbuild" kbuild-build.log bash -c "cmake -S '$ROOT' -B '$BUILD' -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release -DKBUILD_BUILD_TESTS=OFF && cmake --build '$BUILD'"
+  KBUILD="$BUILD/tools/kbuild/kbuild"
+  if [[ $DRY == 0 && ! -x "$KBUILD" && -x "$ROOT/.deps/bin/kbuild" ]]; then
+    KBUILD="$ROOT/.deps/bin/kbuild"; echo "using the kbuild binary built on the developer machine"
   fi
-done
+  export PATH="$(dirname "$KBUILD"):$PATH"
+  step "doctor" doctor.log kbuild doctor
+  [[ $DRY == 0 ]] && kbuild doctor --json > "$OUT/doctor.json" 2>/dev/null
+fi
 
-if [[ $BUILD_ONLY == 0 ]]; then
+if [[ $TEMPLATES == 1 ]]; then
+  for tdir in "$ROOT"/templates/*/; do
+    t="$(basename "$tdir")"; [[ -f "$tdir/template.toml" ]] || continue
+    [[ -n "$ONLY_TEMPLATE" && "$t" != "$ONLY_TEMPLATE" ]] && continue
+    proj="$WORK/proj-$t"; [[ $DRY == 0 ]] && rm -rf "$proj"
+    name="${t//_/-}-demo"
+    step "$t: init+check+build" "$t.log" bash -c "kbuild init '$name' --template '$t' \
+      --dir '$proj' && kbuild -C '$proj' check && kbuild -C '$proj' build" || continue
+    step "$t: load+call (python)" "$t.log" python3 "$ROOT/tools/scripts/smoke_call.py" "$t" "$proj"
+    [[ $TESTS == 1 ]] && step "$t: kbuild test" "$t.log" kbuild -C "$proj" test
+    if [[ $BENCHES == 1 ]]; then
+      step "$t: kbuild bench" "$t.log" kbuild -C "$proj" bench
+      for ext in md json svg; do cp "$proj/results/latest.$ext" "$OUT/bench-$t.$ext" 2>/dev/null; done
+    fi
+  done
+fi
+
 # Harness features on a real template: memcheck on one test, and the small rmsnorm cases timed
 # flushed, then as CUDA-graph replays, then compared with the flushed run.
 proj="$WORK/proj-rmsnorm"
-if [[ -d "$proj/build" ]]; then
+if [[ $FEATURES == 1 && ( -d "$proj/build" || $DRY == 1 ) ]]; then
   step "rmsnorm: kbuild test --sanitize memcheck" rmsnorm-harness.log \
     kbuild -C "$proj" test --sanitize memcheck --filter 'RmsNorm.WeightOfInputDtype'
   small='rms_norm/(1|128|512)x4096 bf16'
   step "rmsnorm: kbuild bench (small cases)" rmsnorm-harness.log \
     kbuild -C "$proj" bench --filter "$small"
-  cp "$proj/results/latest.json" "$WORK/small-baseline.json"
+  [[ $DRY == 0 ]] && cp "$proj/results/latest.json" "$WORK/small-baseline.json"
   step "rmsnorm: kbuild bench --graph (small cases)" rmsnorm-harness.log \
     kbuild -C "$proj" bench --graph --filter "$small"
   step "rmsnorm: kbuild bench --compare (small cases)" rmsnorm-harness.log \
     kbuild -C "$proj" bench --filter "$small" --compare "$WORK/small-baseline.json"
 fi
 
-# Launch-shape sweep of the rmsnorm kernel (tools/peer_bench/rmsnorm_launch_sweep.cu).
-step "rmsnorm launch-shape sweep" sweep.log bash -c \
-  "nvcc -O3 -std=c++17 -arch=sm_90a -I '$ROOT/templates/rmsnorm/{{python_name}}_cuda' \
-     '$ROOT/tools/peer_bench/rmsnorm_launch_sweep.cu' -o '$WORK/sweep' && '$WORK/sweep'"
-# Hardware counters for one mid-size shape (DRAM throughput, warps resident), every configuration.
-if [[ -n "$ONLY_TEMPLATE" ]] && command -v ncu >/dev/null; then
-  step "rmsnorm sweep under ncu (2048x4096)" ncu.log bash -c \
-    "ncu --clock-control none --kernel-name regex:'RmsNorm(Register|Persistent)Kernel' --csv \
-       --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,launch__grid_size,launch__block_size \
-       '$WORK/sweep' 2048x4096 > '$OUT/ncu-2048x4096.csv'"
+# Launch-shape sweep of the rmsnorm kernel (tools/peer_bench/rmsnorm_launch_sweep.cu), and
+# hardware counters for one mid-size shape (DRAM throughput, warps resident) under ncu.
+if [[ $SWEEP == 1 ]]; then
+  step "rmsnorm launch-shape sweep" sweep.log bash -c \
+    "nvcc -O3 -std=c++17 -arch=sm_90a -I '$ROOT/templates/rmsnorm/{{python_name}}_cuda' \
+       '$ROOT/tools/peer_bench/rmsnorm_launch_sweep.cu' -o '$WORK/sweep' && '$WORK/sweep'"
+  if [[ $NCU == 1 ]] && { [[ $DRY == 1 ]] || command -v ncu >/dev/null; }; then
+    metrics="gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed"
+    metrics+=",sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread"
+    metrics+=",launch__grid_size,launch__block_size"
+    step "rmsnorm sweep under ncu (2048x4096)" ncu.log bash -c "ncu --clock-control none \
+      --kernel-name regex:'RmsNorm(Register|Persistent)Kernel' --csv --metrics $metrics \
+      '$WORK/sweep' 2048x4096 > '$OUT/ncu-2048x4096.csv'"
+  fi
 fi
 
-for proj in ${GPU_RUN_PROJECTS:-}; do
-  [[ -f "$proj/build.toml" ]] || { echo "GPU_RUN_PROJECTS: no build.toml in $proj"; continue; }
-  name="$(basename "$proj")"; copy="$WORK/extra-$name"; rm -rf "$copy"; cp -r "$proj" "$copy"
-  step "$name: check+build" "extra-$name.log" bash -c "kbuild -C '$copy' check && kbuild -C '$copy' build" || continue
-  step "$name: kbuild test" "extra-$name.log" kbuild -C "$copy" test
-  step "$name: kbuild bench" "extra-$name.log" kbuild -C "$copy" bench
-  cp "$copy/results/latest.md" "$OUT/bench-$name.md" 2>/dev/null
-done
-
-fi  # BUILD_ONLY
-
-if [[ $SELFTESTS == 0 ]]; then :
-elif [[ -d "$ROOT/tools/harness/bad_kernels" && $CHECKS == 0 && $TESTS == 1 ]]; then
-  step "harness self-test (wrong kernels)" harness-selftest.log \
-    bash "$ROOT/tools/harness/bad_kernels/run.sh" "$WORK/bad-kernels"
+if [[ $TEMPLATES == 1 && $TESTS == 1 ]]; then
+  for proj in ${GPU_RUN_PROJECTS:-}; do
+    [[ -f "$proj/build.toml" ]] || { echo "GPU_RUN_PROJECTS: no build.toml in $proj"; continue; }
+    name="$(basename "$proj")"; copy="$WORK/extra-$name"
+    [[ $DRY == 0 ]] && { rm -rf "$copy"; cp -r "$proj" "$copy"; }
+    step "$name: check+build" "extra-$name.log" \
+      bash -c "kbuild -C '$copy' check && kbuild -C '$copy' build" || continue
+    step "$name: kbuild test" "extra-$name.log" kbuild -C "$copy" test
+    step "$name: kbuild bench" "extra-$name.log" kbuild -C "$copy" bench
+    [[ $DRY == 0 ]] && cp "$copy/results/latest.md" "$OUT/bench-$name.md" 2>/dev/null
+  done
 fi
 
-if [[ $TESTS == 1 && $SELFTESTS == 1 ]]; then
+BAD="$ROOT/tools/harness/bad_kernels"
+[[ $PLAIN_SELFTEST == 1 ]] && step "harness self-test (wrong kernels, plain CMake)" \
+  harness-selftest.log bash "$BAD/run.sh" "$WORK/bad-kernels"
+if [[ $KBUILD_SELFTESTS == 1 ]]; then
   step "harness self-test: kbuild test on the wrong kernels" harness-selftest.log \
-    kbuild -C "$ROOT/tools/harness/bad_kernels" test
+    kbuild -C "$BAD" test
   # A faulting and an endless kernel must fail only their own tests (exit 1, the CUDA error,
   # "timed out after 20 s") while kbuild survives and a later test still passes.
   step "harness self-test: kbuild test isolates crash + hang" harness-selftest.log \
-    bash "$ROOT/tools/harness/bad_kernels/isolation.sh" kbuild
+    bash "$BAD/isolation.sh" kbuild
 fi
-  [[ $BUILD_ONLY == 0 && $SELFTESTS == 1 ]] && step "harness self-test: kbuild test --sanitize reports findings" \
-    harness-selftest.log bash "$ROOT/tools/harness/bad_kernels/sanitize.sh" kbuild
-fi  # PEERS_ONLY
+[[ $SANITIZE_PROOF == 1 ]] && step "harness self-test: kbuild test --sanitize reports findings" \
+  harness-selftest.log bash "$BAD/sanitize.sh" kbuild
 
-if [[ $QUICK == 0 && -f "$ROOT/tools/peer_bench/rmsnorm_peers.py" ]]; then
+if [[ $PEERS == 1 && $DRY == 0 ]]; then
   # Peer wheels travel in .whl/ (or split over .whl-a/ and .whl-b/ to fit the transfer limit;
   # a wheel too large for one transfer travels as <name>.part.* chunks joined here).
   for first in "$WHEELS"/*.part.aa; do
@@ -167,13 +195,16 @@ if [[ $QUICK == 0 && -f "$ROOT/tools/peer_bench/rmsnorm_peers.py" ]]; then
     [[ -d /tmp/site/nvidia_cutlass_dsl/dsl_packages ]] && \
       export PYTHONPATH="/tmp/site/nvidia_cutlass_dsl/dsl_packages:$PYTHONPATH"
   fi
+fi
+if [[ $PEERS == 1 ]]; then
   step "peer benchmark (rmsnorm)" peers.log \
     python3 -X faulthandler "$ROOT/tools/peer_bench/rmsnorm_peers.py" "$WORK/proj-rmsnorm" \
       --fused "$WORK/proj-fused_add_rmsnorm" --head "$WORK/proj-head_rmsnorm" \
       --json "$OUT/peers.json" ${PEER_ARGS:-}
-  cp "$OUT/peers.log" "$OUT/peers.md"
+  [[ $DRY == 0 ]] && cp "$OUT/peers.log" "$OUT/peers.md"
 fi
 
+[[ $DRY == 1 ]] && exit 0
 for extra in ${GPU_RUN_EXTRA:-}; do [[ -f "$extra" ]] && cp "$extra" "$OUT/"; done
 tar -czf "$FINAL_OUT/gpu-logs.tar.gz" -C "$WORK" logs
 cp "$SUMMARY" "$OUT"/peers.md "$OUT"/peers.json "$FINAL_OUT"/ 2>/dev/null

@@ -1,0 +1,69 @@
+"""The GPU script's modes, checked without a GPU through --dry-run: each mode lists the steps
+the GPU machine would run, so a mode that silently drops or adds work shows up here."""
+import subprocess
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "gpu-run.sh"
+TEMPLATES = ("blank", "fused_add_rmsnorm", "head_rmsnorm", "rmsnorm")
+
+
+def steps(*args):
+    out = subprocess.run(["bash", str(SCRIPT), *args, "--dry-run"], capture_output=True,
+                         text=True, check=True).stdout
+    return [line.removeprefix("would run: ") for line in out.splitlines()
+            if line.startswith("would run: ")]
+
+
+def test_default_runs_every_part_and_the_peers():
+    s = steps()
+    for t in TEMPLATES:
+        assert f"{t}: kbuild test" in s and f"{t}: kbuild bench" in s
+    assert "harness self-test (wrong kernels, plain CMake)" in s
+    assert "harness self-test: kbuild test --sanitize reports findings" in s
+    assert s[-1] == "peer benchmark (rmsnorm)"
+
+
+def test_quick_is_the_default_without_peers():
+    assert steps("--quick") == steps()[:-1]
+
+
+def test_checks_tests_everything_and_benches_only_small_rmsnorm_cases():
+    s = steps("--checks")
+    assert all(f"{t}: kbuild test" in s for t in TEMPLATES)
+    assert not any(step.endswith(": kbuild bench") for step in s)
+    assert "rmsnorm: kbuild bench --graph (small cases)" in s
+    assert "harness self-test: kbuild test isolates crash + hang" in s
+    assert "peer benchmark (rmsnorm)" not in s
+
+
+def test_benches_skips_tests_and_wrong_kernel_runs():
+    s = steps("--benches")
+    assert all(f"{t}: kbuild bench" in s for t in TEMPLATES)
+    assert not any(step.endswith(": kbuild test") for step in s)
+    assert "harness self-test: kbuild test on the wrong kernels" not in s
+
+
+def test_build_only_builds_and_calls_every_template_and_nothing_else():
+    s = steps("--build-only")
+    assert s[:2] == ["build kbuild", "doctor"]
+    assert s[2:] == [x for t in TEMPLATES
+                     for x in (f"{t}: init+check+build", f"{t}: load+call (python)")]
+
+
+def test_rmsnorm_mode_covers_one_template_and_the_counters():
+    s = steps("--rmsnorm")
+    assert not any(step.startswith(("blank", "fused", "head")) for step in s)
+    assert "rmsnorm: kbuild test" in s and "rmsnorm: kbuild bench" in s
+    assert s[-1] == "rmsnorm sweep under ncu (2048x4096)"
+
+
+def test_peers_only_runs_only_the_peer_benchmark():
+    assert steps("--peers-only") == ["peer benchmark (rmsnorm)"]
+
+
+@pytest.mark.parametrize("arg", ["--bogus", "quick"])
+def test_unknown_argument_is_a_usage_error(arg):
+    r = subprocess.run(["bash", str(SCRIPT), arg], capture_output=True, text=True)
+    assert r.returncode == 2 and "usage:" in r.stderr
