@@ -193,7 +193,7 @@ Config BlockPerRow() {
   return {
       "block/row vecs=" + std::to_string(kVecs),
       [](const Buffers& b, int64_t rows, int nv, cudaStream_t s) {
-        const int threads = (nv / kVecs + 31) / 32 * 32;
+        const int threads = RoundUpToWarp(nv / kVecs);
         if (nv % kVecs != 0 || threads < 32 || threads > 512) return false;
         RmsNormRegisterKernel<T, T, V, kVecs, 0><<<static_cast<unsigned>(rows), threads, 0, s>>>(
             b.y, b.x, b.w, rows, nv, int64_t{nv} * V, int64_t{nv} * V, 1.f / (nv * V), 1e-6f);
@@ -207,7 +207,7 @@ Config WarpPerRow() {
   return {"warp/row vecs=" + std::to_string(kVecs) + " warps=" + std::to_string(kWarps),
           [](const Buffers& b, int64_t rows, int nv, cudaStream_t s) {
             if (nv > 32 * kVecs || nv <= 32 * (kVecs - 4)) return false;
-            const auto blocks = static_cast<unsigned>((rows + kWarps - 1) / kWarps);
+            const auto blocks = static_cast<unsigned>(CeilDiv(rows, kWarps));
             RmsNormRegisterKernel<T, T, V, kVecs, 32><<<blocks, kWarps * 32, 0, s>>>(
                 b.y, b.x, b.w, rows, nv, int64_t{nv} * V, int64_t{nv} * V, 1.f / (nv * V), 1e-6f);
             return true;
@@ -220,12 +220,11 @@ template <int kVecs>
 Config Persistent() {
   return {"persistent vecs=" + std::to_string(kVecs),
           [](const Buffers& b, int64_t rows, int nv, cudaStream_t s) {
-            const int threads = (nv / kVecs + 31) / 32 * 32;
+            const int threads = RoundUpToWarp(nv / kVecs);
             if (nv % kVecs != 0 || threads < 32 || threads > 512) return false;
             constexpr auto kernel = RmsNormPersistentKernel<T, T, V, kVecs>;
-            int sms = 0;
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-            const int64_t resident = int64_t{sms} * ResidentBlocksPerSm<kernel>(threads);
+            const int64_t resident =
+                int64_t{CachedSmCount()} * ResidentBlocksPerSm<kernel>(threads);
             const auto blocks = static_cast<unsigned>(rows < resident ? rows : resident);
             kernel<<<blocks, threads, 0, s>>>(b.y, b.x, b.w, rows, nv, int64_t{nv} * V,
                                               int64_t{nv} * V, 1.f / (nv * V), 1e-6f);
