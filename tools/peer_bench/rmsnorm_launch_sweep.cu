@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/overlap.cuh"
 #include "common/rms_norm_kernel.cuh"
 
 namespace {
@@ -180,6 +181,12 @@ double GraphUsPerCall(const Launch& launch, cudaStream_t stream) {
 
 __global__ void EmptyKernel() {}
 
+// The empty kernel as an overlapped launch would run it (common/overlap.cuh).
+__global__ void EmptyOverlappedKernel() {
+  WaitForPreviousKernel();
+  AllowNextKernelLaunch();
+}
+
 struct Config {
   std::string name;
   // Launches the kernel for `rows` rows of nv vectors; returns false when the
@@ -199,6 +206,20 @@ Config BlockPerRow() {
             b.y, b.x, b.w, rows, nv, int64_t{nv} * V, int64_t{nv} * V, 1.f / (nv * V), 1e-6f);
         return true;
       }};
+}
+
+// The template's launch (block per row, 2 vectors per thread at hidden 2048 /
+// 4096) through LaunchOverlapped: programmatic dependent launch on sm_90+.
+Config BlockPerRowOverlapped() {
+  return {"block/row vecs=2 overlapped",
+          [](const Buffers& b, int64_t rows, int nv, cudaStream_t s) {
+            const int threads = RoundUpToWarp(nv / 2);
+            if (nv % 2 != 0 || threads < 32 || threads > 512) return false;
+            return LaunchOverlapped(RmsNormRegisterKernel<T, T, V, 2, 0>,
+                                    dim3(static_cast<unsigned>(rows)), dim3(threads), s, b.y, b.x,
+                                    b.w, rows, nv, int64_t{nv} * V, int64_t{nv} * V, 1.f / (nv * V),
+                                    1e-6f) == cudaSuccess;
+          }};
 }
 
 // A warp per row, kVecs vectors per lane, kWarps warps per block.
@@ -244,10 +265,10 @@ int main(int argc, char** argv) {
       {4096, 2048}, {8192, 2048}, {8192, 3072},  {16384, 3072}};
   // Warp-per-row with 16 vectors per lane (hidden 4096) spills: ptxas runs out
   // of registers, so it is not listed.
-  const std::vector<Config> configs = {BlockPerRow<1>(),    BlockPerRow<2>(),   BlockPerRow<4>(),
-                                       BlockPerRow<8>(),    WarpPerRow<8, 4>(), WarpPerRow<8, 8>(),
-                                       WarpPerRow<12, 4>(), Persistent<1>(),    Persistent<2>(),
-                                       Persistent<4>()};
+  const std::vector<Config> configs = {
+      BlockPerRow<1>(), BlockPerRow<2>(),   BlockPerRowOverlapped(), BlockPerRow<4>(),
+      BlockPerRow<8>(), WarpPerRow<8, 4>(), WarpPerRow<8, 8>(),      WarpPerRow<12, 4>(),
+      Persistent<1>(),  Persistent<2>(),    Persistent<4>()};
 
   Buffers b;
   const size_t max_elems = size_t{32768} * 4096;
@@ -278,8 +299,14 @@ int main(int argc, char** argv) {
   const double copy_gbs = 2.0 * copy_bytes * 10 / (copy_ms * 1e6);
 
   const Launch empty = [](cudaStream_t s) { EmptyKernel<<<1, 32, 0, s>>>(); };
-  std::printf("copy bandwidth %.0f GB/s; empty kernel: flushed %.2f us, graph %.2f us/call\n",
-              copy_gbs, FlushedMedianUs(b, empty, stream), GraphUsPerCall(empty, stream));
+  const Launch empty_overlapped = [](cudaStream_t s) {
+    Check(LaunchOverlapped(EmptyOverlappedKernel, dim3(1), dim3(32), s), "overlapped launch");
+  };
+  std::printf(
+      "copy bandwidth %.0f GB/s; empty kernel: flushed %.2f us, graph %.2f us/call; "
+      "overlapped empty kernel: flushed %.2f us, graph %.2f us/call\n",
+      copy_gbs, FlushedMedianUs(b, empty, stream), GraphUsPerCall(empty, stream),
+      FlushedMedianUs(b, empty_overlapped, stream), GraphUsPerCall(empty_overlapped, stream));
   std::printf("| rows x hidden | config | flushed us | %% of copy | graph us/call |\n");
   std::printf("|---|---|---|---|---|\n");
   for (const auto& shape : shapes) {

@@ -14,8 +14,10 @@
 #   --benches     template benchmarks, harness features, sweep, sanitizer proof (after --checks)
 #   --build-only  build, load and call every template; sets up --peers-only when the peer
 #                 wheels need two transfers (tools/peer_bench/README.md)
-#   --rmsnorm     the rmsnorm template only (test, bench, features), the sweep and its ncu counters
-#   --peers-only  the peer benchmark, on the projects an earlier run left in $KBUILD_GPU_WORK
+#   --rmsnorm     the rmsnorm template only (test, bench, features), the sweep and its ncu counters,
+#                 and ncu's kernel-only times at 1-1024 tokens (ours vs the peers importable here)
+#   --peers-only  the peer benchmark and the small-shape ncu probe, on the projects an earlier
+#                 run left in $KBUILD_GPU_WORK
 #   --dry-run     print the steps the mode would run, run nothing
 # One call of the GPU machine (10 minutes) holds about one mode. Extra kernel projects (e.g. one
 # written from the skill alone) are built, tested and benchmarked too when listed in
@@ -38,19 +40,20 @@ done
 # TESTS / BENCHES: kbuild test / bench per template; FEATURES: --sanitize, --graph, --compare on
 # the rmsnorm template; SWEEP / NCU: the launch-shape sweep and its counters; PLAIN_SELFTEST: the
 # wrong kernels through plain CMake (run.sh); KBUILD_SELFTESTS: the wrong kernels and isolation
-# through kbuild; SANITIZE_PROOF: sanitize.sh; PEERS: the peer benchmark.
+# through kbuild; SANITIZE_PROOF: sanitize.sh; PEERS: the peer benchmark; PROBE:
+# small_shape_probe.py under ncu (kernel-only times at 1-1024 tokens).
 TEMPLATES=1 TESTS=1 BENCHES=1 FEATURES=1 SWEEP=1 NCU=0 PLAIN_SELFTEST=1 KBUILD_SELFTESTS=1
-SANITIZE_PROOF=1 PEERS=1 ONLY_TEMPLATE=""
+SANITIZE_PROOF=1 PEERS=1 PROBE=0 ONLY_TEMPLATE=""
 case "$MODE" in
   --quick) PEERS=0 ;;
   --checks) BENCHES=0 PLAIN_SELFTEST=0 PEERS=0 ;;
   --benches) TESTS=0 PLAIN_SELFTEST=0 KBUILD_SELFTESTS=0 PEERS=0 ;;
   --build-only) TESTS=0 BENCHES=0 FEATURES=0 SWEEP=0 PLAIN_SELFTEST=0 KBUILD_SELFTESTS=0
     SANITIZE_PROOF=0 PEERS=0 ;;
-  --rmsnorm) NCU=1 PLAIN_SELFTEST=0 KBUILD_SELFTESTS=0 SANITIZE_PROOF=0 PEERS=0
+  --rmsnorm) NCU=1 PLAIN_SELFTEST=0 KBUILD_SELFTESTS=0 SANITIZE_PROOF=0 PEERS=0 PROBE=1
     ONLY_TEMPLATE=rmsnorm ;;
   --peers-only) TEMPLATES=0 TESTS=0 BENCHES=0 FEATURES=0 SWEEP=0 PLAIN_SELFTEST=0
-    KBUILD_SELFTESTS=0 SANITIZE_PROOF=0 ;;
+    KBUILD_SELFTESTS=0 SANITIZE_PROOF=0 PROBE=1 ;;
 esac
 
 FINAL_OUT="${OUT:-$ROOT/gpu-out}"
@@ -177,7 +180,7 @@ fi
 [[ $SANITIZE_PROOF == 1 ]] && step "harness self-test: kbuild test --sanitize reports findings" \
   harness-selftest.log bash "$BAD/sanitize.sh" kbuild
 
-if [[ $PEERS == 1 && $DRY == 0 ]]; then
+if [[ ( $PEERS == 1 || $PROBE == 1 ) && $DRY == 0 ]]; then
   # Peer wheels travel in .whl/ (or split over .whl-a/ and .whl-b/ to fit the transfer limit;
   # a wheel too large for one transfer travels as <name>.part.* chunks joined here).
   for first in "$WHEELS"/*.part.aa; do
@@ -202,6 +205,20 @@ if [[ $PEERS == 1 ]]; then
       --fused "$WORK/proj-fused_add_rmsnorm" --head "$WORK/proj-head_rmsnorm" \
       --json "$OUT/peers.json" ${PEER_ARGS:-}
   [[ $DRY == 0 ]] && cp "$OUT/peers.log" "$OUT/peers.md"
+fi
+# Kernel-only time (ncu, cold caches) of ours and each peer at 1-1024 tokens: tells a faster
+# kernel from a faster launch path when a peer wins there under do_bench. The sweep's launch
+# shapes at 1 and 128 rows too, when an earlier run built it (plain vs overlapped launches).
+if [[ $PROBE == 1 ]] && { [[ $DRY == 1 ]] || command -v ncu >/dev/null; }; then
+  metrics="gpu__time_duration.sum,launch__grid_size,launch__block_size"
+  metrics+=",launch__registers_per_thread,dram__bytes_read.sum"
+  step "small-shape kernels under ncu (ours vs peers)" probe.log bash -c "ncu \
+    --profile-from-start off --clock-control none --csv --metrics $metrics \
+    python3 '$ROOT/tools/peer_bench/small_shape_probe.py' '$WORK/proj-rmsnorm' \
+    > '$OUT/ncu-small-shapes.csv' && if [[ -x '$WORK/sweep' ]]; then for s in 1x4096 128x4096; \
+    do ncu --clock-control none --kernel-name regex:RmsNorm --csv --metrics $metrics \
+    '$WORK/sweep' \$s \
+    > '$OUT/ncu-sweep-'\$s.csv || exit 1; done; fi"
 fi
 
 [[ $DRY == 1 ]] && exit 0

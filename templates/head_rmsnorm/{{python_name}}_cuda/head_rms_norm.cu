@@ -12,7 +12,8 @@
 // / 32 with 2 vectors). Groups never span warps, the sum is a G-lane
 // butterfly (no shared memory, no barrier), and a 256-thread block holds
 // 256 / G rows (fewer warps per block when rows are few, so every SM works).
-// One block per row would leave most threads idle at head_dim 128.
+// One block per row would leave most threads idle at head_dim 128. Launched
+// overlapped (common/overlap.cuh), as rms_norm.
 //
 // measured (H200, 2026-11-30, torch 2.11.0+cu130, CUDA 13.0; do_bench median, L2 flushed):
 //   bf16 [27030*24, 128] 85.0 us = 3909 GB/s (92% of the 4249 GB/s copy), 4.7x F.rms_norm;
@@ -75,11 +76,11 @@ cudaError_t LaunchHeadRmsNorm(void* y, const void* x, const void* weight,
         using W = typename decltype(wt)::type;
         constexpr int V = decltype(vc)::value;
         auto launch = [&](auto kernel) {
-          kernel<<<static_cast<unsigned>(blocks), warps * kWarpSize, 0,
-                   stream>>>(static_cast<T*>(y), static_cast<const T*>(x),
-                             static_cast<const W*>(weight), rows, nv,
-                             x_row_stride, y_row_stride, inv_hidden, eps);
-          return cudaGetLastError();
+          return LaunchOverlapped(kernel, dim3(static_cast<unsigned>(blocks)),
+                                  dim3(warps * kWarpSize), stream,
+                                  static_cast<T*>(y), static_cast<const T*>(x),
+                                  static_cast<const W*>(weight), rows, nv,
+                                  x_row_stride, y_row_stride, inv_hidden, eps);
         };
         switch (plan.group * 100 + plan.vecs) {
           case 401:

@@ -56,11 +56,13 @@ def test_rmsnorm_mode_covers_one_template_and_the_counters():
     s = steps("--rmsnorm")
     assert not any(step.startswith(("blank", "fused", "head")) for step in s)
     assert "rmsnorm: kbuild test" in s and "rmsnorm: kbuild bench" in s
-    assert s[-1] == "rmsnorm sweep under ncu (2048x4096)"
+    assert s[-2:] == ["rmsnorm sweep under ncu (2048x4096)",
+                      "small-shape kernels under ncu (ours vs peers)"]
 
 
-def test_peers_only_runs_only_the_peer_benchmark():
-    assert steps("--peers-only") == ["peer benchmark (rmsnorm)"]
+def test_peers_only_runs_only_the_peer_benchmark_and_its_probe():
+    assert steps("--peers-only") == ["peer benchmark (rmsnorm)",
+                                     "small-shape kernels under ncu (ours vs peers)"]
 
 
 @pytest.mark.parametrize("arg", ["--bogus", "quick"])

@@ -17,22 +17,34 @@
 namespace kernels_common {
 
 // cudaGetDeviceProperties costs microseconds; launches for 1-128 tokens take
-// about as long, so the SM count is read once per device.
-inline int CachedSmCount() {
+// about as long, so each attribute is read once per device. `fallback` is
+// returned when the query fails.
+template <cudaDeviceAttr kAttribute>
+int CachedDeviceAttribute(int fallback) {
   constexpr int kMaxDevices = 64;
-  static std::atomic<int> cache[kMaxDevices] = {};
+  static std::atomic<int> cache[kMaxDevices] = {};  // 0: not read yet
   int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device >= kMaxDevices) return 1;
-  int count = cache[device].load(std::memory_order_relaxed);
-  if (count == 0) {
-    if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount,
-                               device) != cudaSuccess ||
-        count <= 0) {
-      return 1;
-    }
-    cache[device].store(count, std::memory_order_relaxed);
+  if (cudaGetDevice(&device) != cudaSuccess || device >= kMaxDevices) {
+    return fallback;
   }
-  return count;
+  int value = cache[device].load(std::memory_order_relaxed);
+  if (value == 0) {
+    if (cudaDeviceGetAttribute(&value, kAttribute, device) != cudaSuccess ||
+        value <= 0) {
+      return fallback;
+    }
+    cache[device].store(value, std::memory_order_relaxed);
+  }
+  return value;
+}
+
+inline int CachedSmCount() {
+  return CachedDeviceAttribute<cudaDevAttrMultiProcessorCount>(1);
+}
+
+// Threads one SM holds at once (2048 on H100 / H200).
+inline int CachedThreadsPerSm() {
+  return CachedDeviceAttribute<cudaDevAttrMaxThreadsPerMultiProcessor>(2048);
 }
 
 // One tensor the kernel touches with vector accesses: its base pointer, the

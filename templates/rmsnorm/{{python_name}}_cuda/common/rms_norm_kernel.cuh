@@ -1,7 +1,7 @@
 // The register-resident RMSNorm kernel, shared by rms_norm (warp or block per
 // row) and head_rms_norm (4-32 lanes per row): each thread loads its kVecs
 // vectors of V elements once, the row's threads sum squares, then each thread
-// scales and stores what it holds.
+// scales and stores what it holds. Launch it with LaunchOverlapped.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +21,8 @@ static __global__ void __launch_bounds__(kMaxBlockThreads)
   const RowSlot s = CurrentRowSlot<kGroup>(rows);
   const int limit = s.valid ? nv : 0;
   const T* x_row = x + s.row * x_stride;
+  WaitForPreviousKernel();  // common/overlap.cuh: before any memory access
+  AllowNextKernelLaunch();
 
   Vec<T, V> r[kVecs] = {};  // zero-init: lets ptxas keep all in registers
 #pragma unroll

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "launch.cuh"
+#include "overlap.cuh"
 #include "reduce.cuh"
 #include "vec.cuh"
 
@@ -87,7 +88,13 @@ __device__ __forceinline__ void StoreNormalized(T* y_row,
 // fp16 elements, 16384 fp32 elements at full width) with <= 512 threads, so
 // ptxas has 128 registers per thread and never spills; longer rows loop and
 // re-read x from L2 in the second pass.
-enum class RowPath { kWarpPerRow, kBlockVecs2, kBlockVecs8, kBlockLoop };
+enum class RowPath {
+  kWarpPerRow,
+  kBlockVecs1,
+  kBlockVecs2,
+  kBlockVecs8,
+  kBlockLoop
+};
 
 struct RowPlan {
   RowPath path;
@@ -99,12 +106,26 @@ constexpr int kWarpPathVecs = 4;  // warp per row: nv <= 128
 constexpr int kMaxBlockThreads = 512;
 constexpr int kLoopBlockThreads = 512;
 
-inline RowPlan PlanLongRows(int64_t rows, int64_t nv, int sm_count) {
+// sm_count and threads_per_sm describe the GPU (CachedSmCount,
+// CachedThreadsPerSm).
+inline RowPlan PlanLongRows(int64_t rows, int64_t nv, int sm_count,
+                            int threads_per_sm) {
   if (nv <= kWarpSize * kWarpPathVecs) {
     const int warps = WarpsPerBlockForRows(rows, 1, sm_count);
     return {RowPath::kWarpPerRow, warps * kWarpSize, CeilDiv(rows, warps)};
   }
-  if (nv <= 2 * 512) {
+  // Few rows: if the GPU holds every thread at once even with one vector per
+  // thread, twice the threads per row halves each thread's share of the
+  // load -> reduce -> store chain, which is all a launch this small costs
+  // (H200, 2026-11-30: 1x4096 bf16 1.64 vs 1.89 us per call in a CUDA graph,
+  // 512x4096 6.4 vs 6.7 us flushed; from 1024x4096 up, two waves make it
+  // slower, 9.3 vs 8.4 us).
+  const int64_t one_vector_threads = RoundUpToWarp(nv);
+  if (nv <= kMaxBlockThreads &&
+      rows * one_vector_threads <= int64_t{sm_count} * threads_per_sm) {
+    return {RowPath::kBlockVecs1, static_cast<int>(one_vector_threads), rows};
+  }
+  if (nv <= 2 * kMaxBlockThreads) {
     return {RowPath::kBlockVecs2, RoundUpToWarp(CeilDiv(nv, 2)), rows};
   }
   if (nv <= 8 * kMaxBlockThreads) {
@@ -131,7 +152,8 @@ inline cudaError_t PlanLongRowLaunch(
   }
   out->width = PickVectorWidth(16 / elem_bytes, hidden, tensors);
   out->nv = static_cast<int>(hidden / out->width);
-  out->plan = PlanLongRows(rows, out->nv, CachedSmCount());
+  out->plan =
+      PlanLongRows(rows, out->nv, CachedSmCount(), CachedThreadsPerSm());
   out->inv_hidden = 1.f / static_cast<float>(hidden);
   if (out->plan.blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
   return cudaSuccess;
@@ -148,31 +170,30 @@ cudaError_t DispatchNorm(DType x, DType w, int width, F&& f) {
   });
 }
 
-// Runs register_launch(integral_constant kVecs, integral_constant kGroup) for
-// the register-resident paths or loop_launch() for the two-pass one, then
-// returns the launch status.
+// Returns register_launch(integral_constant kVecs, integral_constant kGroup)
+// for the register-resident paths or loop_launch() for the two-pass one: the
+// launch status.
 template <typename RegisterLaunch, typename LoopLaunch>
 cudaError_t LaunchForPath(RowPath path, RegisterLaunch&& register_launch,
                           LoopLaunch&& loop_launch) {
   using std::integral_constant;
   switch (path) {
     case RowPath::kWarpPerRow:
-      register_launch(integral_constant<int, kWarpPathVecs>{},
-                      integral_constant<int, kWarpSize>{});
-      break;
+      return register_launch(integral_constant<int, kWarpPathVecs>{},
+                             integral_constant<int, kWarpSize>{});
+    case RowPath::kBlockVecs1:
+      return register_launch(integral_constant<int, 1>{},
+                             integral_constant<int, kWholeBlock>{});
     case RowPath::kBlockVecs2:
-      register_launch(integral_constant<int, 2>{},
-                      integral_constant<int, kWholeBlock>{});
-      break;
+      return register_launch(integral_constant<int, 2>{},
+                             integral_constant<int, kWholeBlock>{});
     case RowPath::kBlockVecs8:
-      register_launch(integral_constant<int, 8>{},
-                      integral_constant<int, kWholeBlock>{});
-      break;
+      return register_launch(integral_constant<int, 8>{},
+                             integral_constant<int, kWholeBlock>{});
     case RowPath::kBlockLoop:
-      loop_launch();
-      break;
+      return loop_launch();
   }
-  return cudaGetLastError();
+  return cudaErrorInvalidValue;
 }
 
 }  // namespace kernels_common
