@@ -11,6 +11,8 @@
 // hidden / V vectors, V = 16 / sizeof(T) when x, residual, weight and both row
 // strides are aligned:
 //   nv <= 128         a warp per row, 1-8 warps per block
+//   nv <= 512, few    one block per row, nv threads, 1 vector each (when
+//   rows              rows * nv threads fit on the GPU at once)
 //   nv <= 1024        one block per row, nv / 2 threads, 2 vectors each
 //   nv <= 4096        one block per row, nv / 8 threads, 8 vectors each
 //   larger            one block per row, 512 threads, two passes (the new
@@ -20,8 +22,8 @@
 // overlapped (common/overlap.cuh), as rms_norm.
 //
 // measured (H200, 2026-11-30, torch 2.11.0+cu130, CUDA 13.0; do_bench median, L2 flushed):
-//   bf16 8192x4096 70.1 us = 3829 GB/s (90% of the 4249 GB/s copy), 1.38x add_ + F.rms_norm;
-//   2048x4096 20.9 us (75%); 128x4096 7.5 us (launch-bound), 1.76x.
+//   bf16 8192x4096 70.2 us = 3822 GB/s (90% of the 4250 GB/s copy), 1.38x add_ + F.rms_norm;
+//   2048x4096 21.9 us (72%); 128x4096 6.0 us (launch-bound), 2.20x.
 
 #include "common/rms_row.cuh"
 #include "fused_add_rms_norm.h"

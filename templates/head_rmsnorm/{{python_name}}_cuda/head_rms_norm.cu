@@ -16,8 +16,8 @@
 // overlapped (common/overlap.cuh), as rms_norm.
 //
 // measured (H200, 2026-11-30, torch 2.11.0+cu130, CUDA 13.0; do_bench median, L2 flushed):
-//   bf16 [27030*24, 128] 85.0 us = 3909 GB/s (92% of the 4249 GB/s copy), 4.7x F.rms_norm;
-//   [4096*32, 128] 21.8 us (73%); [8192*16, 64] 13.6 us (58%), 6.3x F.rms_norm.
+//   bf16 [27030*24, 128] 84.9 us = 3911 GB/s (92% of the 4250 GB/s copy), 4.7x F.rms_norm;
+//   [4096*32, 128] 22.4 us (70%); [8192*16, 64] 14.4 us (55%), 5.9x F.rms_norm.
 
 #include "common/rms_norm_kernel.cuh"
 #include "common/rms_row.cuh"

@@ -9,6 +9,9 @@
 // of V = 16 / sizeof(T) elements when pointers and strides are aligned:
 //   nv <= 128         a warp per row, 1-8 warps per block (fewer when rows
 //                     are few, so more SMs get work), <= 4 vectors per lane
+//   nv <= 512 and     one block per row, nv threads, 1 vector each (few
+//   rows * nv <=      rows: the shortest chain per thread; 1-528 rows of
+//   SMs * 2048        4096 bf16 on the H200)
 //   nv <= 1024        one block per row, nv / 2 threads, 2 vectors each
 //   nv <= 4096        one block per row, nv / 8 threads, 8 vectors each
 //   larger            one block per row, 512 threads, two passes (x re-read
@@ -29,9 +32,10 @@
 // either way, so neither occupancy nor prefetch is the limit there).
 //
 // measured (H200, 2026-11-30, torch 2.11.0+cu130, CUDA 13.0; kbuild bench, L2 flushed, median):
-//   bf16 32768x4096 134.1 us = 4004 GB/s (94.8% of the 4226 GB/s copy); 32768x8192 260.8 us
-//   (97.4%); 8192x4096 37.9 us (83.8%); 2048x4096 14.3 us (55.7%); 128x4096 5.9 us (launch-bound).
-//   vs at::rms_norm 1.17-1.78x (geomean 1.29x over 11 shapes).
+//   bf16 32768x4096 133.4 us = 4023 GB/s (95.2% of the 4226 GB/s copy); 32768x8192 260.3 us
+//   (97.6%); 8192x4096 38.1 us (83.4%); 2048x4096 13.9 us (57.1%); 128x4096 5.5 us (launch-bound).
+//   vs at::rms_norm 1.12-2.09x (geomean 1.29x over 28 cases, bf16 + fp16).
+//   kbuild bench --graph: 1x4096 1.26 us, 128x4096 1.95 us, 512x4096 3.13 us per call.
 
 #include "common/rms_norm_kernel.cuh"
 #include "common/rms_row.cuh"
