@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Compiles every .cu of the RMSNorm templates for sm_90a (no GPU needed) and
 reports, per kernel instantiation: registers, spills, and the widest global
-loads/stores in the SASS (LDG.E.128 / STG.E.128 = 16-byte vectors).
+loads/stores in the SASS (LDG.E.128 / STG.E.128 = 16-byte vectors), and that every kernel
+waits for the previous one (griddepcontrol.wait, SASS ACQBULK) before its first global access,
+as kernels launched overlapped (common/overlap.cuh) must.
 
 Usage: python3 tools/peer_bench/kernel_resources.py [--json out.json]
 """
@@ -70,6 +72,8 @@ def ptxas_usage(log: str):
 
 
 def sass_memory_ops(cuobjdump: str, obj: Path):
+    """Per kernel: counts of global loads/stores by width, and whether the first of them comes
+    after griddepcontrol.wait (SASS ACQBULK), as a kernel launched overlapped must have it."""
     sass = subprocess.run([cuobjdump, "--dump-sass", str(obj)], capture_output=True,
                           text=True).stdout
     ops, current = {}, None
@@ -77,11 +81,18 @@ def sass_memory_ops(cuobjdump: str, obj: Path):
         m = re.search(r"Function : (\S+)", line)
         if m:
             current = m.group(1)
-            ops[current] = {}
+            ops[current] = {"counts": {}, "waits_first": None}
             continue
+        if not current:
+            continue
+        if "ACQBULK" in line and ops[current]["waits_first"] is None:
+            ops[current]["waits_first"] = True
         m = re.search(r"\b((?:LDG|STG)\.E[\w.]*)", line)
-        if m and current:
-            ops[current][m.group(1)] = ops[current].get(m.group(1), 0) + 1
+        if m:
+            counts = ops[current]["counts"]
+            counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+            if ops[current]["waits_first"] is None:
+                ops[current]["waits_first"] = False
     return ops
 
 
@@ -106,13 +117,19 @@ def main():
                 usage = ptxas_usage(r.stderr)
                 memops = sass_memory_ops(cuobjdump, obj) if cuobjdump else {}
                 for info in usage.values():
-                    info["memory_ops"] = memops.get(info.pop("mangled"), {})
+                    sass = memops.get(info.pop("mangled"), {})
+                    info["memory_ops"] = sass.get("counts", {})
+                    info["waits_before_memory"] = sass.get("waits_first")
                 report[f"{template}/{cu.name}"] = usage
     for unit, kernels in report.items():
         spills = [k for k, v in kernels.items() if v["spill_stores"] or v["spill_loads"]]
         regs = [v["registers"] for v in kernels.values()]
+        early = [k for k, v in kernels.items() if v["waits_before_memory"] is False]
         print(f"{unit}: {len(kernels)} kernels, registers {min(regs)}-{max(regs)}, "
-              f"spilling: {len(spills)}")
+              f"spilling: {len(spills)}, touching memory before griddepcontrol.wait: "
+              f"{len(early) if cuobjdump else 'not checked'}")
+        for k in early:
+            print(f"  before the wait: {k}")
         for k, v in kernels.items():
             if "<bf16, bf16, 8" in k:  # the 16-byte bf16 paths
                 print(f"  {k}: {v['registers']} regs, {v['memory_ops']}")

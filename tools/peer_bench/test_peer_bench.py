@@ -67,3 +67,38 @@ def test_variant_dir_lookup(tmp_path):
     assert variant_loader.load_variant(str(tmp_path)).VALUE == 3
     with pytest.raises(FileNotFoundError, match="kbuild build"):
         variant_loader.find_variant_dir(str(tmp_path / "missing"))
+
+
+def _compile_and_read_sass(tmp_path, source):
+    import kernel_resources
+
+    nvcc = Path(kernel_resources.os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "bin/nvcc"
+    cuobjdump = kernel_resources.find_cuobjdump()
+    if not nvcc.is_file() or not cuobjdump:
+        pytest.skip("needs nvcc and cuobjdump (CUDA_HOME or triton's copy) to read SASS")
+    cu = tmp_path / "k.cu"
+    cu.write_text(source)
+    obj = tmp_path / "k.o"
+    kernel_resources.subprocess.run(
+        [str(nvcc), "-std=c++17", "-O3", kernel_resources.GENCODE, "-c", str(cu), "-o", str(obj)],
+        check=True, capture_output=True)
+    return kernel_resources.sass_memory_ops(cuobjdump, obj)
+
+
+def test_sass_check_tells_a_kernel_that_waits_first_from_one_that_loads_first(tmp_path):
+    ops = _compile_and_read_sass(tmp_path, r"""
+__global__ void WaitsFirst(float* y, const float* x) {
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  y[threadIdx.x] = x[threadIdx.x] * 2.f;
+}
+__global__ void LoadsFirst(float* y, const float* x) {
+  const float v = x[threadIdx.x];
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  y[threadIdx.x] = v * 2.f;
+}
+""")
+    by_name = {name: info for name, info in ops.items()}
+    waits = next(v for k, v in by_name.items() if "WaitsFirst" in k)
+    loads = next(v for k, v in by_name.items() if "LoadsFirst" in k)
+    assert waits["waits_first"] is True and waits["counts"]
+    assert loads["waits_first"] is False
