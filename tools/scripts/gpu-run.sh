@@ -18,6 +18,8 @@
 #                 and ncu's kernel-only times at 1-1024 tokens (ours vs the peers importable here)
 #   --peers-only  the peer benchmark and the small-shape ncu probe, on the projects an earlier
 #                 run left in $KBUILD_GPU_WORK
+#   --features    the harness features only (--sanitize, flushed / --graph / --compare benches of
+#                 small cases) on the rmsnorm template: about two minutes
 #   --dry-run     print the steps the mode would run, run nothing
 # One call of the GPU machine (10 minutes) holds about one mode. Extra kernel projects (e.g. one
 # written from the skill alone) are built, tested and benchmarked too when listed in
@@ -29,9 +31,10 @@ MODE="" DRY=0
 for arg in "$@"; do
   case "$arg" in
     --dry-run) DRY=1 ;;
-    --quick | --checks | --benches | --build-only | --rmsnorm | --peers-only) MODE="$arg" ;;
+    --quick | --checks | --benches | --build-only | --rmsnorm | --peers-only | --features)
+      MODE="$arg" ;;
     *) echo "usage: $0 [--quick | --checks | --benches | --build-only | --rmsnorm |" \
-         "--peers-only] [--dry-run]" >&2
+         "--peers-only | --features] [--dry-run]" >&2
        exit 2 ;;
   esac
 done
@@ -54,6 +57,8 @@ case "$MODE" in
     ONLY_TEMPLATE=rmsnorm ;;
   --peers-only) TEMPLATES=0 TESTS=0 BENCHES=0 FEATURES=0 SWEEP=0 PLAIN_SELFTEST=0
     KBUILD_SELFTESTS=0 SANITIZE_PROOF=0 PROBE=1 ;;
+  --features) TESTS=0 BENCHES=0 SWEEP=0 PLAIN_SELFTEST=0 KBUILD_SELFTESTS=0 SANITIZE_PROOF=0
+    PEERS=0 ONLY_TEMPLATE=rmsnorm ;;
 esac
 
 FINAL_OUT="${OUT:-$ROOT/gpu-out}"

@@ -1,6 +1,7 @@
 #include "kbuild/harness/benchmark.h"
 
 #include <benchmark/benchmark.h>
+#include <c10/cuda/CUDAStream.h>
 
 #include <cmath>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include "kbuild/harness/check_op.h"
 #include "kbuild/harness/cuda_sync.h"
 #include "kbuild/harness/timing.h"
+#include "empty_kernel.h"
 
 namespace kb::harness {
 
@@ -25,6 +27,7 @@ struct BenchState {
   std::optional<Peak> peak;
   std::string peak_error;
   bool graph_flag = false;
+  std::optional<double> launch_floor_us;  // graph mode: measured once per process
 };
 
 BenchState& State() {
@@ -127,6 +130,30 @@ Summary TimeOne(const std::string& what, const std::function<void(const Args&)>&
   return Summarize(timing.samples_us);
 }
 
+// Per-call time of an empty kernel timed exactly as graph-mode cases are (the
+// same capture of `iterations` launches, the same replays): the launch floor
+// a launch-bound case is read against. 0 when it cannot be measured (said on
+// stderr once; the cases still count).
+double LaunchFloorUs(const BenchSpec& spec) {
+  BenchState& s = State();
+  if (!s.launch_floor_us) {
+    std::string error;
+    const Launch empty = [&](int) {
+      LaunchEmptyKernel(c10::cuda::getCurrentCUDAStream().stream(), &error);
+    };
+    Timing timing;
+    try {
+      timing = TimeLaunches(empty, {WarmupCount(spec), IterationCount(spec), 1, true});
+    } catch (const std::exception& e) {
+      timing.error = FirstLine(e.what());
+    }
+    if (error.empty()) error = timing.error;
+    s.launch_floor_us = error.empty() ? Summarize(timing.samples_us).median : 0.0;
+    if (!error.empty()) std::cerr << "kbuild harness: launch floor not measured: " << error << "\n";
+  }
+  return *s.launch_floor_us;
+}
+
 }  // namespace
 
 BenchRecord MeasureCase(const BenchSpec& spec, const Case& c) {
@@ -172,6 +199,7 @@ BenchRecord MeasureCase(const BenchSpec& spec, const Case& c) {
   }
   auto call_op = [&](const Args& args) { op->Call(args); };
   r.time_us = TimeOne("op", call_op, sets, spec, graph, &r);
+  if (graph) r.launch_floor_us = LaunchFloorUs(spec);
   for (const Baseline& b : spec.baselines) {
     BaselineResult result{b.name,
                           TimeOne("baseline '" + b.name + "'", b.run, sets, spec, graph, &r), 0};

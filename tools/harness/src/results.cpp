@@ -88,6 +88,7 @@ nlohmann::json ToJson(const BenchRecord& r) {
       {"percent_of_peak", r.percent_of_peak},
       {"tflops", r.tflops},
       {"host_over_event", r.host_over_event},
+      {"launch_floor_us", r.launch_floor_us},
       {"baselines", baselines},
       {"verdict", r.failed() ? "fail" : "ok"},
       {"problems", r.problems},

@@ -50,6 +50,28 @@ TEST(BenchResults, ParsesCasesBaselinesAndGeomeans) {
   EXPECT_EQ(BenchExitCode(*table), ExitCode::kCheckFailed);
 }
 
+TEST(BenchResults, GraphRunsReadCasesAgainstTheLaunchFloor) {
+  nlohmann::json doc = Document();
+  doc["cases"] = nlohmann::json::array({Case("1 bf16", 1.26, 20, 0.5, 3.4),
+                                        Case("128 bf16", 1.95, 1080, 25.6, 3.4)});
+  for (auto& c : doc["cases"]) c["launch_floor_us"] = 0.65;
+  auto table = ParseBenchDocument(doc);
+  ASSERT_TRUE(table.ok()) << table.error().message;
+  EXPECT_DOUBLE_EQ(table->launch_floor_us, 0.65);
+  const std::string line =
+      "launch floor: an empty kernel takes 0.65 us per call timed the same way; these cases take "
+      "1.9-3.0x of it";
+  EXPECT_NE(RenderBenchTable(*table).find(line + "\n"), std::string::npos);
+  EXPECT_NE(BenchMarkdown(*table, "header").find("- " + line + "\n"), std::string::npos);
+}
+
+TEST(BenchResults, NoLaunchFloorLineWithoutAMeasurement) {
+  auto table = ParseBenchDocument(Document());  // flushed runs carry no floor
+  ASSERT_TRUE(table.ok());
+  EXPECT_DOUBLE_EQ(table->launch_floor_us, 0);
+  EXPECT_EQ(RenderBenchTable(*table).find("launch floor"), std::string::npos);
+}
+
 TEST(BenchResults, RejectsADocumentOfAnotherSchema) {
   auto table = ParseBenchDocument({{"schema", "kbuild-harness-test/1"}});
   ASSERT_FALSE(table.ok());

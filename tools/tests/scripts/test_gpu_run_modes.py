@@ -65,6 +65,14 @@ def test_peers_only_runs_only_the_peer_benchmark_and_its_probe():
                                      "small-shape kernels under ncu (ours vs peers)"]
 
 
+def test_features_builds_one_template_and_runs_only_the_harness_features():
+    assert steps("--features") == [
+        "build kbuild", "doctor", "rmsnorm: init+check+build", "rmsnorm: load+call (python)",
+        "rmsnorm: kbuild test --sanitize memcheck", "rmsnorm: kbuild bench (small cases)",
+        "rmsnorm: kbuild bench --graph (small cases)",
+        "rmsnorm: kbuild bench --compare (small cases)"]
+
+
 @pytest.mark.parametrize("arg", ["--bogus", "quick"])
 def test_unknown_argument_is_a_usage_error(arg):
     r = subprocess.run(["bash", str(SCRIPT), arg], capture_output=True, text=True)

@@ -63,6 +63,23 @@ std::string GeomeanLine(const Geomean& g) {
                      g.cases == 1 ? "" : "s");
 }
 
+// "launch floor: ..." with the range of case / floor over the cases that ran;
+// empty when the floor was not measured.
+std::string LaunchFloorLine(const BenchTable& t) {
+  if (t.launch_floor_us <= 0) return "";
+  double lo = 0, hi = 0;
+  for (const auto& r : t.rows) {
+    if (r.failed() || r.median_us <= 0) continue;
+    const double ratio = r.median_us / t.launch_floor_us;
+    lo = lo == 0 ? ratio : std::min(lo, ratio);
+    hi = std::max(hi, ratio);
+  }
+  std::string line = fmt::format(
+      "launch floor: an empty kernel takes {:.2f} us per call timed the same way", t.launch_floor_us);
+  if (hi > 0) line += fmt::format("; these cases take {:.1f}-{:.1f}x of it", lo, hi);
+  return line;
+}
+
 }  // namespace
 
 std::string BenchRow::Verdict() const {
@@ -114,6 +131,7 @@ Expected<BenchTable> ParseBenchDocument(const nlohmann::json& doc) {
     if (c.value("verdict", "ok") != "ok" && r.problems.empty()) {
       r.problems.push_back("the harness marked this case " + c.value("verdict", std::string()));
     }
+    if (t.launch_floor_us == 0) t.launch_floor_us = c.value("launch_floor_us", 0.0);
     t.failed += r.failed();
     t.impossible += r.impossible;
     t.rows.push_back(std::move(r));
@@ -131,6 +149,7 @@ std::string RenderBenchTable(const BenchTable& t) {
   for (const auto& r : t.rows) rows.push_back(Cells(r, t.baselines));
   std::string out = RenderTable(Header(t.baselines), rows);
   for (const auto& g : t.geomeans) out += GeomeanLine(g) + "\n";
+  if (const std::string floor = LaunchFloorLine(t); !floor.empty()) out += floor + "\n";
   if (t.peak_gbps > 0) {
     out += fmt::format("100% = {:.0f} GB/s measured copy bandwidth ({})\n", t.peak_gbps,
                        t.peak_source);
@@ -176,6 +195,7 @@ std::string BenchMarkdown(const BenchTable& t, const std::string& header_line) {
   for (const auto& r : t.rows) out += line(Cells(r, t.baselines));
   if (!t.geomeans.empty()) out += "\n";
   for (const auto& g : t.geomeans) out += "- " + GeomeanLine(g) + "\n";
+  if (const std::string floor = LaunchFloorLine(t); !floor.empty()) out += "- " + floor + "\n";
   return out;
 }
 

@@ -45,14 +45,18 @@ struct BenchTable {
   std::vector<Geomean> geomeans;
   int failed = 0;
   int impossible = 0;
+  // --graph runs: an empty kernel's time per call, timed the same way (0 =
+  // not measured). Launch-bound cases are read against it.
+  double launch_floor_us = 0;
 };
 
 // Exit 5 when `doc` is not a kbuild-harness-bench/1 document.
 Expected<BenchTable> ParseBenchDocument(const nlohmann::json& doc);
 
 // Columns: case, median us, p10-p90, GB/s, % of peak, TFLOP/s, one "vs
-// <baseline>" per baseline, verdict; then the geometric means, then every
-// problem (impossible ones first, in capitals).
+// <baseline>" per baseline, verdict; then the geometric means, the launch
+// floor when measured, then every problem (impossible ones first, in
+// capitals).
 std::string RenderBenchTable(const BenchTable& table);
 
 // One header row, one row per case; numbers unrounded.

@@ -75,6 +75,7 @@ struct BenchRecord {
   double percent_of_peak = 0;  // of the measured copy bandwidth; 0 = unknown
   double tflops = 0;
   double host_over_event = 0;  // host-clock / event time of the consistency run
+  double launch_floor_us = 0;  // graph mode: an empty kernel timed the same way; 0 = not measured
   std::vector<BaselineResult> baselines;
   std::vector<std::string> problems;  // each makes the case fail
   bool failed() const { return !problems.empty(); }
