@@ -57,7 +57,12 @@ cudaError_t LaunchOverlapped(void (*kernel)(KernelArgs...), dim3 grid,
   config.stream = stream;
   config.attrs = overlap;
   config.numAttrs = DeviceOverlapsLaunches() ? 1 : 0;
-  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+  const cudaError_t launched =
+      cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+  // As <<<>>> followed by cudaGetLastError(): report the launch and clear the
+  // runtime's last-error slot, so no later, unrelated launch check sees it.
+  const cudaError_t last = cudaGetLastError();
+  return launched != cudaSuccess ? launched : last;
 }
 
 }  // namespace kernels_common
