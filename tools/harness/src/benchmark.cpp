@@ -8,10 +8,10 @@
 #include <iostream>
 #include <mutex>
 
+#include "empty_kernel.h"
 #include "kbuild/harness/check_op.h"
 #include "kbuild/harness/cuda_sync.h"
 #include "kbuild/harness/timing.h"
-#include "empty_kernel.h"
 
 namespace kb::harness {
 
@@ -101,18 +101,25 @@ std::string CheckFirst(const BenchSpec& spec, const Case& c) {
   return "incorrect (" + std::string(FailReasonName(r.reason)) + "): " + FirstLine(r.message);
 }
 
+// TimeLaunches, with an exception thrown while timing (a launch failing
+// inside graph capture) turned into the timing's error.
+Timing TimeOrError(const Launch& launch, const TimingOptions& options) {
+  try {
+    return TimeLaunches(launch, options);
+  } catch (const std::exception& e) {
+    Timing timing;
+    timing.error = FirstLine(e.what());
+    return timing;
+  }
+}
+
 // Times one callable over the sets; records problems; returns the summary.
 Summary TimeOne(const std::string& what, const std::function<void(const Args&)>& call,
                 const std::vector<Args>& sets, const BenchSpec& spec, bool graph,
                 BenchRecord* record) {
   TimingOptions options{WarmupCount(spec), IterationCount(spec), static_cast<int>(sets.size()),
                         graph};
-  Timing timing;
-  try {
-    timing = TimeLaunches([&](int set) { call(sets[set]); }, options);
-  } catch (const std::exception& e) {
-    timing.error = FirstLine(e.what());
-  }
+  const Timing timing = TimeOrError([&](int set) { call(sets[set]); }, options);
   if (!timing.error.empty()) {
     record->problems.push_back(what + ": " + timing.error);
     return {};
@@ -141,12 +148,7 @@ double LaunchFloorUs(const BenchSpec& spec) {
     const Launch empty = [&](int) {
       LaunchEmptyKernel(c10::cuda::getCurrentCUDAStream().stream(), &error);
     };
-    Timing timing;
-    try {
-      timing = TimeLaunches(empty, {WarmupCount(spec), IterationCount(spec), 1, true});
-    } catch (const std::exception& e) {
-      timing.error = FirstLine(e.what());
-    }
+    const Timing timing = TimeOrError(empty, {WarmupCount(spec), IterationCount(spec), 1, true});
     if (error.empty()) error = timing.error;
     s.launch_floor_us = error.empty() ? Summarize(timing.samples_us).median : 0.0;
     if (!error.empty()) std::cerr << "kbuild harness: launch floor not measured: " << error << "\n";

@@ -6,24 +6,21 @@
 
 namespace kb::harness {
 
-namespace {
-
-std::string Describe(cudaError_t error) {
-  if (error == cudaSuccess) error = cudaGetLastError();
-  if (error == cudaSuccess) return "";
-  return std::string(cudaGetErrorName(error)) + ": " + cudaGetErrorString(error);
+std::string CudaErrorText(cudaError_t status) {
+  if (status == cudaSuccess) status = cudaGetLastError();
+  if (status == cudaSuccess) return "";
+  return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
 }
-
-}  // namespace
 
 std::string SyncCurrentStream(c10::Device device) {
   if (!device.is_cuda()) return "";
-  return Describe(cudaStreamSynchronize(c10::cuda::getCurrentCUDAStream(device.index()).stream()));
+  return CudaErrorText(
+      cudaStreamSynchronize(c10::cuda::getCurrentCUDAStream(device.index()).stream()));
 }
 
 std::string SyncDevice(c10::Device device) {
   if (!device.is_cuda()) return "";
-  return Describe(cudaDeviceSynchronize());
+  return CudaErrorText(cudaDeviceSynchronize());
 }
 
 struct ScopedHarnessStream::Impl {

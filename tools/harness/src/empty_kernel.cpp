@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "kbuild/harness/cuda_sync.h"
+
 namespace kb::harness {
 
 namespace {
@@ -28,13 +30,12 @@ const Loaded& EmptyKernel() {
   static std::once_flag once;
   std::call_once(once, [] {
     cudaLibrary_t library = nullptr;
-    cudaError_t e = cudaLibraryLoadData(&library, kEmptyKernelPtx, nullptr, nullptr, 0, nullptr,
-                                        nullptr, 0);
+    cudaError_t e =
+        cudaLibraryLoadData(&library, kEmptyKernelPtx, nullptr, nullptr, 0, nullptr, nullptr, 0);
     if (e == cudaSuccess) e = cudaLibraryGetKernel(&loaded.kernel, library, "kbuild_empty_kernel");
     if (e != cudaSuccess) {
       loaded.kernel = nullptr;
-      loaded.error = std::string("loading the empty kernel: ") + cudaGetErrorName(e) + ": " +
-                     cudaGetErrorString(e);
+      loaded.error = "loading the empty kernel: " + CudaErrorText(e);
     }
   });
   return loaded;
@@ -52,8 +53,7 @@ cudaError_t LaunchEmptyKernel(cudaStream_t stream, std::string* error) {
   const cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(loaded.kernel), dim3(1),
                                          dim3(32), nullptr, 0, stream);
   if (e != cudaSuccess) {
-    *error = std::string("launching the empty kernel: ") + cudaGetErrorName(e) + ": " +
-             cudaGetErrorString(e);
+    *error = "launching the empty kernel: " + CudaErrorText(e);
   }
   return e;
 }

@@ -23,12 +23,6 @@ int CurrentDevice() {
   return device;
 }
 
-std::string CheckCuda(cudaError_t status) {
-  if (status == cudaSuccess) status = cudaGetLastError();
-  if (status == cudaSuccess) return "";
-  return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
-}
-
 // Owns CUDA events so every return path frees them.
 class Events {
  public:
@@ -92,7 +86,7 @@ Timing TimeEager(const Launch& launch, const TimingOptions& options, cudaStream_
     launch(i % options.input_sets);
     cudaEventRecord(events[2 * i + 1], stream);
   }
-  if ((timing.error = CheckCuda(cudaDeviceSynchronize())).empty()) {
+  if ((timing.error = CudaErrorText(cudaDeviceSynchronize())).empty()) {
     for (int i = 0; i < options.iterations; ++i)
       timing.samples_us.push_back(events.ElapsedUs(2 * i, 2 * i + 1));
   }
@@ -116,7 +110,7 @@ Timing TimeGraph(const Launch& launch, const TimingOptions& options, cudaStream_
     graph.replay();
     cudaEventRecord(events[2 * r + 1], stream);
   }
-  if ((timing.error = CheckCuda(cudaDeviceSynchronize())).empty()) {
+  if ((timing.error = CudaErrorText(cudaDeviceSynchronize())).empty()) {
     for (int r = 0; r < kGraphReplays; ++r) {
       timing.samples_us.push_back(events.ElapsedUs(2 * r, 2 * r + 1) / options.iterations);
     }
@@ -141,7 +135,7 @@ std::string DeviceName() {
 Timing TimeLaunches(const Launch& launch, const TimingOptions& options) {
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream().stream();
   for (int i = 0; i < options.warmup; ++i) launch(i % options.input_sets);
-  if (std::string error = CheckCuda(cudaDeviceSynchronize()); !error.empty())
+  if (std::string error = CudaErrorText(cudaDeviceSynchronize()); !error.empty())
     return {{}, 0, 0, error};
   Timing timing;
   try {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <c10/core/Device.h>
+#include <cuda_runtime_api.h>
 
 #include <memory>
 #include <string>
@@ -14,6 +15,11 @@ namespace kb::harness {
 // (cudaGetLastError).
 std::string SyncCurrentStream(c10::Device device);  // the caller's (current) stream only
 std::string SyncDevice(c10::Device device);         // every stream on the device
+
+// The same message for one runtime call's status: "" when it and the
+// runtime's last error (read, and so cleared, only when the status is fine)
+// are cudaSuccess.
+std::string CudaErrorText(cudaError_t status);
 
 // Makes a fresh non-default stream current while alive. The legacy default
 // stream implicitly waits for other blocking streams, which would hide an op
