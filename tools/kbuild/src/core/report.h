@@ -1,6 +1,6 @@
 // How a command's result reaches the user: human text on stdout/stderr by
 // default, or exactly one JSON document on stdout with --json (schema in
-// docs/json-output.md). Every command ends through Report::Finish.
+// references/kbuild-output.md). Every command ends through Report::Finish.
 #pragma once
 
 #include <nlohmann/json.hpp>
