@@ -53,8 +53,7 @@ void ConfigureRootApp(CLI::App& app, GlobalOptions& global, Invocation& invocati
 inline CLI::Option* AddJsonFlag(CLI::App& sub, bool& json) {
   return sub.add_flag("--json", json,
                       "Print one JSON document on stdout instead of human-readable text "
-                      "(schema: docs/json-output.md; in the skill pack: "
-                      "references/kbuild-output.md)");
+                      "(schema: references/kbuild-output.md)");
 }
 
 }  // namespace kb
