@@ -3,7 +3,9 @@
 # variant in this machine's Python and call its op on the GPU, `kbuild test` and `kbuild bench` for
 # every template, harness features on a real template (--sanitize, --graph, --compare), the
 # rmsnorm launch-shape sweep, the harness self-tests (deliberately wrong kernels, a crashing and a
-# hanging kernel, sanitizer findings) and the peer benchmark.
+# hanging kernel, sanitizer findings), the pip wheel installed into this machine's torch
+# environment (when .dist/ carries one: `pip wheel --no-deps -w .dist .` on the developer
+# machine) and the peer benchmark.
 # Logs go to $WORK/logs and, packed, to $OUT/gpu-logs.tar.gz (with summary.tsv and the peer tables
 # beside it in $OUT, default ./gpu-out); a short summary table is printed last.
 #
@@ -44,21 +46,23 @@ done
 # the rmsnorm template; SWEEP / NCU: the launch-shape sweep and its counters; PLAIN_SELFTEST: the
 # wrong kernels through plain CMake (run.sh); KBUILD_SELFTESTS: the wrong kernels and isolation
 # through kbuild; SANITIZE_PROOF: sanitize.sh; PEERS: the peer benchmark; PROBE:
-# small_shape_probe.py under ncu (kernel-only times at 1-1024 tokens).
+# small_shape_probe.py under ncu (kernel-only times at 1-1024 tokens); WHEEL: the pip wheel
+# carried in .dist/ installed into this machine's torch environment, then a template built,
+# tested and benchmarked by that installed kbuild alone.
 TEMPLATES=1 TESTS=1 BENCHES=1 FEATURES=1 SWEEP=1 NCU=0 PLAIN_SELFTEST=1 KBUILD_SELFTESTS=1
-SANITIZE_PROOF=1 PEERS=1 PROBE=0 ONLY_TEMPLATE=""
+SANITIZE_PROOF=1 PEERS=1 PROBE=0 WHEEL=1 ONLY_TEMPLATE=""
 case "$MODE" in
   --quick) PEERS=0 ;;
   --checks) BENCHES=0 PLAIN_SELFTEST=0 PEERS=0 ;;
-  --benches) TESTS=0 PLAIN_SELFTEST=0 KBUILD_SELFTESTS=0 PEERS=0 ;;
+  --benches) TESTS=0 PLAIN_SELFTEST=0 KBUILD_SELFTESTS=0 PEERS=0 WHEEL=0 ;;
   --build-only) TESTS=0 BENCHES=0 FEATURES=0 SWEEP=0 PLAIN_SELFTEST=0 KBUILD_SELFTESTS=0
-    SANITIZE_PROOF=0 PEERS=0 ;;
+    SANITIZE_PROOF=0 PEERS=0 WHEEL=0 ;;
   --rmsnorm) NCU=1 PLAIN_SELFTEST=0 KBUILD_SELFTESTS=0 SANITIZE_PROOF=0 PEERS=0 PROBE=1
-    ONLY_TEMPLATE=rmsnorm ;;
+    ONLY_TEMPLATE=rmsnorm WHEEL=0 ;;
   --peers-only) TEMPLATES=0 TESTS=0 BENCHES=0 FEATURES=0 SWEEP=0 PLAIN_SELFTEST=0
-    KBUILD_SELFTESTS=0 SANITIZE_PROOF=0 PROBE=1 ;;
+    KBUILD_SELFTESTS=0 SANITIZE_PROOF=0 PROBE=1 WHEEL=0 ;;
   --features) TESTS=0 BENCHES=0 SWEEP=0 PLAIN_SELFTEST=0 KBUILD_SELFTESTS=0 SANITIZE_PROOF=0
-    PEERS=0 ONLY_TEMPLATE=rmsnorm ;;
+    PEERS=0 ONLY_TEMPLATE=rmsnorm WHEEL=0 ;;
 esac
 
 FINAL_OUT="${OUT:-$ROOT/gpu-out}"
@@ -169,6 +173,21 @@ if [[ $TEMPLATES == 1 && $TESTS == 1 ]]; then
     step "$name: kbuild bench" "extra-$name.log" kbuild -C "$copy" bench
     [[ $DRY == 0 ]] && cp "$copy/results/latest.md" "$OUT/bench-$name.md" 2>/dev/null
   done
+fi
+
+# The wheel (`pip wheel .` on the developer machine, carried in .dist/) in this machine's torch
+# environment: with KBUILD_HOME unset it must find its own data and build, test and bench a
+# template; doctor must say the data was found beside the executable.
+if [[ $WHEEL == 1 ]]; then
+  step "kbuild wheel: install into the torch environment" wheel.log bash -c \
+    "ls '$ROOT'/.dist/kbuild-*.whl && python3 -m pip install --no-index --no-deps \
+      --force-reinstall '$ROOT'/.dist/kbuild-*.whl && ldd \"\$(python3 -c 'import sys; \
+      print(sys.prefix)')/bin/kbuild\""
+  step "kbuild wheel: blank init+build+test+bench" wheel.log env -u KBUILD_HOME bash -c \
+    'kb="$(python3 -c "import sys; print(sys.prefix)")/bin/kbuild" && rm -rf "$1" &&
+     "$kb" doctor --no-bench --json | grep -q "installed beside the executable" &&
+     "$kb" init wheel-demo --template blank --dir "$1" && "$kb" -C "$1" build &&
+     "$kb" -C "$1" test && "$kb" -C "$1" bench' _ "$WORK/wheel-blank"
 fi
 
 BAD="$ROOT/tools/harness/bad_kernels"

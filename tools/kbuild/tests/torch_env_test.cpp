@@ -16,11 +16,13 @@ constexpr const char* kProbeAnswer =
 struct World {
   std::map<std::string, std::string> env;
   std::map<std::string, std::string> on_path;  // program -> path
+  std::optional<std::filesystem::path> installed_bin_dir;  // kbuild run from an install
 
   TorchSearch Search() const {
     TorchSearch s;
     s.project_dir = "/p";
     s.kbuild_root = "/kb";
+    s.installed_bin_dir = installed_bin_dir;
     s.cache_file = "/p/build/torch-env.json";
     s.get_env = [this](const std::string& k) -> std::optional<std::string> {
       auto it = env.find(k);
@@ -82,6 +84,21 @@ TEST(TorchEnv, FallsBackToProjectVenvWhenPythonOnPathHasNoTorch) {
   auto env = DiscoverTorch(fs, runner, world.Search());
   ASSERT_TRUE(env.ok());
   EXPECT_EQ(env->python, "/p/.venv/bin/python3");
+}
+
+TEST(TorchEnv, AnInstalledKbuildAsksThePythonBesideItAfterThePathOne) {
+  World world;
+  world.on_path["python3"] = "/usr/bin/python3";
+  world.installed_bin_dir = "/home/u/venv/bin";
+  MemoryFileSystem fs;
+  FakeProcessRunner runner([](const std::vector<std::string>& argv, const RunOptions&) {
+    if (argv[0] == "/usr/bin/python3") return Answer(1, "No module named 'torch'\n");
+    return Answer(0, kProbeAnswer);
+  });
+  auto env = DiscoverTorch(fs, runner, world.Search());
+  ASSERT_TRUE(env.ok());
+  EXPECT_EQ(env->python, "/home/u/venv/bin/python3");
+  ASSERT_EQ(runner.calls.size(), 2u);
 }
 
 TEST(TorchEnv, MissingEverywhereIsExit4WithHint) {

@@ -22,6 +22,7 @@ def test_default_runs_every_part_and_the_peers():
         assert f"{t}: kbuild test" in s and f"{t}: kbuild bench" in s
     assert "harness self-test (wrong kernels, plain CMake)" in s
     assert "harness self-test: kbuild test --sanitize reports findings" in s
+    assert "kbuild wheel: blank init+build+test+bench" in s
     assert s[-1] == "peer benchmark (rmsnorm)"
 
 
@@ -35,6 +36,7 @@ def test_checks_tests_everything_and_benches_only_small_rmsnorm_cases():
     assert not any(step.endswith(": kbuild bench") for step in s)
     assert "rmsnorm: kbuild bench --graph (small cases)" in s
     assert "harness self-test: kbuild test isolates crash + hang" in s
+    assert "kbuild wheel: install into the torch environment" in s
     assert "peer benchmark (rmsnorm)" not in s
 
 

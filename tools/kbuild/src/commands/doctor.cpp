@@ -38,11 +38,13 @@ int RunDoctorCommand(const GlobalOptions& global, const DoctorFlags& flags) {
   options.probe_source = *probe;
   const BuildPaths paths = MakeBuildPaths(global.project_dir);
   options.torch_search.project_dir = paths.project;
-  options.torch_search.kbuild_root = KbuildHome();
+  const KbuildHomeChoice home = ChooseKbuildHome();
+  options.torch_search.kbuild_root = home.path;
   // Inside a project, share kbuild build's torch cache; elsewhere write nothing.
   if (fs.Exists(paths.project / "build.toml")) options.torch_search.cache_file = paths.torch_cache;
 
   const DoctorResult result = RunDoctor(fs, runner, options);
+  report.Line("  kbuild data: " + home.path.string() + " (" + home.found_by + ")");
   std::vector<std::string> problems;
   nlohmann::json checks = nlohmann::json::array();
   for (const DoctorCheck& c : result.checks) {
@@ -59,6 +61,7 @@ int RunDoctorCommand(const GlobalOptions& global, const DoctorFlags& flags) {
   report.data() = result.data;
   report.data()["checks"] = checks;
   report.data()["cache_dir"] = options.cache_dir.string();
+  report.data()["kbuild_home"] = {{"path", home.path.string()}, {"found_by", home.found_by}};
   if (result.exit != ExitCode::kOk) {
     std::string names;
     for (const auto& p : problems) names += (names.empty() ? "" : ", ") + p;

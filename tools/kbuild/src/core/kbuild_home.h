@@ -1,16 +1,40 @@
 // Where kbuild's data lives: templates/, build.toml.in, tools/harness/ and the
-// skill pack. KBUILD_HOME (env) wins, so an installed binary can point at a
-// copy of the tree; otherwise the source tree kbuild was built from.
+// skill pack. In order: KBUILD_HOME (env); the installed layout beside the
+// executable (<prefix>/bin/kbuild -> <prefix>/share/kbuild, as `cmake
+// --install` and the pip wheel lay it out), so a moved prefix keeps working;
+// else the source tree kbuild was built from.
 #pragma once
 
 #include <filesystem>
+#include <optional>
+#include <string>
 
 #include "core/error.h"
 #include "core/fs.h"
 
 namespace kb {
 
-// KBUILD_HOME if set and non-empty, else the compile-time KBUILD_SOURCE_ROOT.
+// The data folder below an install prefix, relative to the prefix.
+inline constexpr const char* kInstalledDataDir = "share/kbuild";
+
+// The folder holding the running executable (/proc/self/exe), or nothing.
+std::optional<std::filesystem::path> ExecutableDir();
+
+// The data folder for an executable in `exe_dir`: <exe_dir>/../share/kbuild
+// when it holds build.toml.in, else nothing.
+std::optional<std::filesystem::path> InstalledHomeFor(const std::filesystem::path& exe_dir);
+
+// ExecutableDir() when kbuild runs from an installed layout, else nothing.
+std::optional<std::filesystem::path> InstalledExecutableDir();
+
+// The data folder (see the order above) and how it was found, for doctor.
+struct KbuildHomeChoice {
+  std::filesystem::path path;
+  std::string found_by;  // "KBUILD_HOME", "installed beside the executable", "source tree"
+};
+KbuildHomeChoice ChooseKbuildHome();
+
+// ChooseKbuildHome().path.
 std::filesystem::path KbuildHome();
 
 // KbuildHome(), checked to hold `templates/` and `build.toml.in`; an

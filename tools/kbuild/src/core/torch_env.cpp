@@ -75,6 +75,7 @@ std::vector<fs::path> PythonCandidates(const TorchSearch& search) {
   if (auto py = search.get_env("KBUILD_PYTHON")) return {fs::path(*py)};
   std::vector<fs::path> out;
   if (auto py = search.find_on_path("python3")) out.push_back(*py);
+  if (search.installed_bin_dir) out.push_back(*search.installed_bin_dir / "python3");
   // Outside an activated venv the project's own .venv is the likely home of torch.
   if (!search.get_env("VIRTUAL_ENV")) {
     out.push_back(search.project_dir / ".venv" / "bin" / "python3");

@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/kbuild_home.h"
 #include "core/process.h"
 
 namespace kb {
@@ -38,6 +39,8 @@ nlohmann::json TorchEnvToJson(const TorchEnv& env);
 struct TorchSearch {
   std::filesystem::path project_dir;
   std::filesystem::path kbuild_root;  // kbuild's source tree (its .venv is a candidate)
+  // An installed kbuild's bin/ (a pip-installed kbuild sits beside the venv's python3).
+  std::optional<std::filesystem::path> installed_bin_dir = InstalledExecutableDir();
   std::optional<std::filesystem::path> cache_file;  // build/torch-env.json
   std::function<std::optional<std::string>(const std::string&)> get_env = GetEnv;
   std::function<std::optional<std::filesystem::path>(const std::string&)> find_on_path = FindOnPath;
