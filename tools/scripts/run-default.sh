@@ -5,7 +5,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 "$ROOT/tools/scripts/install-deps.sh"
-"$ROOT/tools/scripts/build-kbuild.sh" >/dev/null
+echo "run-default: building kbuild (CMake/Ninja progress follows; the first build takes minutes)"
+"$ROOT/tools/scripts/build-kbuild.sh" >/dev/null  # progress is on stderr
 export PATH="$ROOT/_build/tools/kbuild:$ROOT/.venv/bin:$PATH"
 
 DEMO="${KBUILD_DEMO_DIR:-$ROOT/_demo/rmsnorm-demo}"
