@@ -98,7 +98,8 @@ TEST(ResultsWriter, CompareWithAMissingOrForeignFileIsBadUsage) {
   auto missing = CompareWithFile(fs, "/p/none.json", Document(10));
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().code, ExitCode::kUsage);
-  EXPECT_EQ(missing.error().message, "cannot read --compare file /p/none.json");
+  EXPECT_EQ(missing.error().message,
+            "cannot read --compare file /p/none.json: cannot read file: No such file or directory");
   (void)fs.Write("/p/other.json", "{\"schema\": \"x\", \"cases\": []}");
   auto foreign = CompareWithFile(fs, "/p/other.json", Document(10));
   ASSERT_FALSE(foreign.ok());

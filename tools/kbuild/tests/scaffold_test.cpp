@@ -203,10 +203,16 @@ class EscapingListing final : public FileSystem {
   explicit EscapingListing(MemoryFileSystem& inner) : inner_(inner) {}
   bool Exists(const fs::path& p) const override { return inner_.Exists(p); }
   bool IsDirectory(const fs::path& p) const override { return inner_.IsDirectory(p); }
-  Expected<std::string> Read(const fs::path& p) const override { return inner_.Read(p); }
+  FileKind KindOf(const fs::path& p) const override { return inner_.KindOf(p); }
+  Expected<std::string> ReadAtMost(const fs::path& p, std::uintmax_t max) const override {
+    return inner_.ReadAtMost(p, max);
+  }
   Status Write(const fs::path& p, const std::string& c) override { return inner_.Write(p, c); }
   Status MakeDirectories(const fs::path& p) override { return inner_.MakeDirectories(p); }
   Status Remove(const fs::path& p) override { return inner_.Remove(p); }
+  Status RemoveFileBelow(const fs::path& root, const fs::path& rel) override {
+    return inner_.RemoveFileBelow(root, rel);
+  }
   std::vector<fs::path> ListFilesRecursive(const fs::path& dir) const override {
     std::vector<fs::path> out = inner_.ListFilesRecursive(dir);
     if (dir.filename() == "demo") out.emplace_back("../other/shared.h");

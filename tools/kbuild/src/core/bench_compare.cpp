@@ -8,9 +8,12 @@ namespace kb {
 
 Expected<BenchBaseline> LoadBenchBaseline(const FileSystem& fs,
                                           const std::filesystem::path& before_file) {
-  auto text = fs.Read(before_file);
+  auto text = fs.ReadAtMost(before_file, kMaxResultsBytes);
   if (!text) {
-    Error e = MakeError(ExitCode::kUsage, "cannot read --compare file " + before_file.string(),
+    // The reason (missing, a FIFO, over the size limit) stays in the message.
+    Error e = MakeError(ExitCode::kUsage,
+                        "cannot read --compare file " + before_file.string() + ": " +
+                            text.error().message,
                         "pass a results file of an earlier run, e.g. results/latest.json");
     return e;
   }

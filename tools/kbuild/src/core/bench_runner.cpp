@@ -43,7 +43,7 @@ Expected<BenchRunOutcome> RunBenchmarks(FileSystem& fs, ProcessRunner& runner,
     e.detail = OutputTail(p.output, 5);
     return e;
   }
-  auto text = fs.Read(o.json_file);
+  auto text = fs.ReadAtMost(o.json_file, kMaxResultsBytes);
   const auto doc = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
   if (!doc.is_object()) {
     Error e = MakeError(

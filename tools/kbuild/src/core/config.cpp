@@ -394,9 +394,10 @@ ConfigResult LoadProjectConfigAll(const FileSystem& fs, const std::filesystem::p
     result.errors.push_back(std::move(e));
     return result;
   }
-  auto text = fs.Read(file);
+  auto text = fs.ReadAtMost(file, kMaxConfigBytes);
   if (!text) {
     result.errors.push_back(text.error());
+    result.errors.back().path = display;
     return result;
   }
   result = ParseProjectConfigAll(*text, display);

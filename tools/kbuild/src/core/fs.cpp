@@ -1,89 +1,111 @@
+// The errors both file systems report, and the in-memory file system.
 #include "core/fs.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <fstream>
-#include <sstream>
-#include <system_error>
 
 namespace kb {
 
 namespace {
-Error IoError(const fs::path& p, const std::string& what) {
-  Error e = MakeError(ExitCode::kEnvironment, what);
+
+Error FileError(ExitCode code, const fs::path& p, std::string message, std::string hint = {}) {
+  Error e = MakeError(code, std::move(message), std::move(hint));
   e.path = p.string();
   return e;
 }
+
+std::string KindName(FileKind kind) {
+  switch (kind) {
+    case FileKind::kDirectory:
+      return "a directory";
+    case FileKind::kSymlink:
+      return "a symbolic link";
+    case FileKind::kOther:
+      return "a FIFO, socket or device";
+    case FileKind::kMissing:
+      return "missing";
+    case FileKind::kRegular:
+      break;
+  }
+  return "a regular file";
+}
+
+std::string FormatBytes(std::uintmax_t bytes) {
+  if (bytes % (1ull << 30) == 0) return fmt::format("{} GiB", bytes >> 30);
+  if (bytes % (1ull << 20) == 0) return fmt::format("{} MiB", bytes >> 20);
+  if (bytes % (1ull << 10) == 0) return fmt::format("{} KiB", bytes >> 10);
+  return fmt::format("{} bytes", bytes);
+}
+
+constexpr int kMaxSymlinkHops = 40;  // as Linux's ELOOP limit
+
+const std::string& NameOf(const std::string& entry) { return entry; }
+template <typename V>
+const std::string& NameOf(const std::pair<const std::string, V>& entry) {
+  return entry.first;
+}
+
+// Erases `key` and everything below it from a sorted container of keys.
+template <typename Container>
+void EraseTree(Container& c, const std::string& key) {
+  const std::string prefix = key + "/";
+  for (auto it = c.begin(); it != c.end();) {
+    const std::string& name = NameOf(*it);
+    it = (name == key || name.rfind(prefix, 0) == 0) ? c.erase(it) : std::next(it);
+  }
+}
+
 }  // namespace
 
-bool RealFileSystem::Exists(const fs::path& p) const {
-  std::error_code ec;
-  return fs::exists(p, ec);
+Error NotRegularFileError(const fs::path& p, FileKind kind) {
+  return FileError(ExitCode::kUsage, p, "not a regular file (it is " + KindName(kind) + ")",
+                   "kbuild reads and deletes only regular files here; replace it with one");
 }
 
-bool RealFileSystem::IsDirectory(const fs::path& p) const {
-  std::error_code ec;
-  return fs::is_directory(p, ec);
+Error FileTooLargeError(const fs::path& p, std::uintmax_t limit) {
+  return FileError(ExitCode::kUsage, p, "file is larger than the " + FormatBytes(limit) + " limit",
+                   "check that this is the file you meant; kbuild does not read files this large "
+                   "here");
 }
 
-Expected<std::string> RealFileSystem::Read(const fs::path& p) const {
-  std::ifstream in(p, std::ios::binary);
-  if (!in) return IoError(p, "cannot read file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+Error ThroughSymlinkError(const fs::path& p, const fs::path& link) {
+  return FileError(ExitCode::kUsage, p,
+                   "refusing a path through the symbolic link " + link.string(),
+                   "kbuild writes and deletes only below real folders here; replace the link "
+                   "with a folder");
 }
 
-Status RealFileSystem::Write(const fs::path& p, const std::string& content) {
-  std::error_code ec;
-  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
-  if (ec) return IoError(p.parent_path(), "cannot create directory: " + ec.message());
-  // Write to a sibling temp file and rename, so a crash never leaves half a file.
-  fs::path tmp = p;
-  tmp += ".kbuild-tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return IoError(p, "cannot write file");
-    out << content;
-    if (!out) return IoError(p, "write failed (disk full?)");
+std::string OutsideFolderReason(const fs::path& relative) {
+  if (relative.empty()) return "empty path";
+  if (relative.has_root_path()) return "absolute path";
+  for (const auto& part : relative) {
+    if (part == "..") return "'..' leaves the folder";
   }
-  fs::rename(tmp, p, ec);
-  if (ec) return IoError(p, "cannot rename temp file: " + ec.message());
-  return {};
+  return "";
 }
 
-Status RealFileSystem::MakeDirectories(const fs::path& p) {
-  std::error_code ec;
-  fs::create_directories(p, ec);
-  if (ec) return IoError(p, "cannot create directory: " + ec.message());
-  return {};
-}
-
-std::vector<fs::path> RealFileSystem::ListFilesRecursive(const fs::path& dir) const {
-  std::vector<fs::path> out;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return out;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
-       it.increment(ec)) {
-    if (it->is_regular_file()) out.push_back(it->path().lexically_relative(dir));  // keep links as named
+Expected<FileKind> KindBelow(const FileSystem& fs, const fs::path& root, const fs::path& relative) {
+  const fs::path target = root / relative;
+  if (std::string reason = OutsideFolderReason(relative); !reason.empty()) {
+    return FileError(ExitCode::kUsage, target, "path leaves " + root.string() + ": " + reason);
   }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-Status RealFileSystem::Remove(const fs::path& p) {
-  std::error_code ec;
-  fs::remove_all(p, ec);
-  if (ec) return IoError(p, "cannot remove: " + ec.message());
-  return {};
+  fs::path at = root;
+  for (auto it = relative.begin(); it != relative.end(); ++it) {
+    at /= *it;
+    const FileKind kind = fs.KindOf(at);
+    if (std::next(it) == relative.end() || kind == FileKind::kMissing) return kind;
+    if (kind == FileKind::kSymlink) return ThroughSymlinkError(target, at);
+    if (kind != FileKind::kDirectory) return FileKind::kMissing;  // nothing lies below a file
+  }
+  return FileKind::kMissing;
 }
 
 std::string MemoryFileSystem::Key(const fs::path& p) {
   return p.lexically_normal().generic_string();
 }
 
-bool MemoryFileSystem::Exists(const fs::path& p) const {
-  return files_.count(Key(p)) > 0 || IsDirectory(p);
-}
+bool MemoryFileSystem::Exists(const fs::path& p) const { return KindOf(p) != FileKind::kMissing; }
 
 bool MemoryFileSystem::IsDirectory(const fs::path& p) const {
   std::string key = Key(p);
@@ -93,14 +115,40 @@ bool MemoryFileSystem::IsDirectory(const fs::path& p) const {
   return it != files_.end() && it->first.rfind(key, 0) == 0;
 }
 
-Expected<std::string> MemoryFileSystem::Read(const fs::path& p) const {
-  auto it = files_.find(Key(p));
-  if (it == files_.end()) return IoError(p, "cannot read file");
-  return it->second;
+FileKind MemoryFileSystem::KindOf(const fs::path& p) const {
+  const std::string key = Key(p);
+  if (symlinks_.count(key)) return FileKind::kSymlink;
+  if (specials_.count(key)) return FileKind::kOther;
+  if (files_.count(key)) return FileKind::kRegular;
+  return IsDirectory(p) ? FileKind::kDirectory : FileKind::kMissing;
+}
+
+Expected<std::string> MemoryFileSystem::ReadAtMost(const fs::path& p,
+                                                   std::uintmax_t max_bytes) const {
+  fs::path at = p.lexically_normal();
+  for (int hops = 0; symlinks_.count(Key(at)); ++hops) {
+    if (hops == kMaxSymlinkHops) {
+      return FileError(ExitCode::kUsage, p, "too many levels of symbolic links",
+                       "a symbolic link loop; point the link at a regular file");
+    }
+    const fs::path target = symlinks_.at(Key(at));
+    at = (target.is_absolute() ? target : at.parent_path() / target).lexically_normal();
+  }
+  const FileKind kind = KindOf(at);
+  if (kind == FileKind::kMissing) {
+    return FileError(ExitCode::kEnvironment, p, "cannot read file: No such file or directory");
+  }
+  if (kind != FileKind::kRegular) return NotRegularFileError(p, kind);
+  const std::string& content = files_.at(Key(at));
+  if (content.size() > max_bytes) return FileTooLargeError(p, max_bytes);
+  return content;
 }
 
 Status MemoryFileSystem::Write(const fs::path& p, const std::string& content) {
-  files_[Key(p)] = content;
+  const std::string key = Key(p);
+  symlinks_.erase(key);  // a rename replaces the link, never its target
+  specials_.erase(key);
+  files_[key] = content;
   return {};
 }
 
@@ -120,14 +168,27 @@ std::vector<fs::path> MemoryFileSystem::ListFilesRecursive(const fs::path& dir) 
 }
 
 Status MemoryFileSystem::Remove(const fs::path& p) {
-  std::string key = Key(p);
-  files_.erase(key);
-  dirs_.erase(key);
-  std::string prefix = key + "/";
-  for (auto it = files_.lower_bound(prefix); it != files_.end() && it->first.rfind(prefix, 0) == 0;) {
-    it = files_.erase(it);
-  }
+  const std::string key = Key(p);
+  EraseTree(files_, key);
+  EraseTree(dirs_, key);
+  EraseTree(symlinks_, key);
+  EraseTree(specials_, key);
   return {};
 }
+
+Status MemoryFileSystem::RemoveFileBelow(const fs::path& root, const fs::path& relative) {
+  Expected<FileKind> kind = KindBelow(*this, root, relative);
+  if (!kind) return kind.error();
+  if (*kind == FileKind::kMissing) return {};
+  if (*kind != FileKind::kRegular) return NotRegularFileError(root / relative, *kind);
+  files_.erase(Key(root / relative));
+  return {};
+}
+
+void MemoryFileSystem::PlantSymlink(const fs::path& link, const fs::path& target) {
+  symlinks_[Key(link)] = target.generic_string();
+}
+
+void MemoryFileSystem::PlantSpecialFile(const fs::path& p) { specials_.insert(Key(p)); }
 
 }  // namespace kb

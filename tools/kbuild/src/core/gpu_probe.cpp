@@ -85,7 +85,7 @@ Expected<fs::path> EnsureProbeBinary(FileSystem& fs, ProcessRunner& runner,
 
 std::optional<double> CachedCopyBandwidth(const FileSystem& fs, const fs::path& cache_dir,
                                           const GpuInfo& gpu) {
-  auto text = fs.Read(GpuCacheFile(cache_dir, gpu.uuid));
+  auto text = fs.ReadAtMost(GpuCacheFile(cache_dir, gpu.uuid), kMaxResultsBytes);
   if (!text) return std::nullopt;
   const auto doc = nlohmann::json::parse(*text, nullptr, false);
   if (!doc.is_object() || doc.value("name", "") != gpu.name || !doc["copy_gbps"].is_number()) {

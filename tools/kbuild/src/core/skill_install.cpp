@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/message_text.h"
 #include "core/sha256.h"
 
 namespace kb {
@@ -14,45 +15,80 @@ namespace {
 
 // Build outputs and caches that a template folder may hold locally.
 bool IsBuildOutput(const fs::path& relative) {
-  static const std::set<std::string> kSkipped = {"build", "__pycache__", ".git",
-                                                 ".venv", ".pytest_cache"};
+  static const std::set<std::string> kSkipped = {"build", "__pycache__", ".git", ".venv",
+                                                 ".pytest_cache"};
   for (const auto& part : relative) {
     if (kSkipped.count(part.string())) return true;
   }
   return relative.extension() == ".pyc";
 }
 
-using Digests =
-    std::map<std::string, std::string>;  // relative path -> "sha256:<hex>"
+using Digests = std::map<std::string, std::string>;  // relative path -> "sha256:<hex>"
 
-std::string Digest(const std::string& content) {
-  return "sha256:" + Sha256Hex(content);
-}
+std::string Digest(const std::string& content) { return "sha256:" + Sha256Hex(content); }
 
-Error InstallError(ExitCode code, const fs::path& where, std::string message,
-                   std::string hint) {
+Error InstallError(ExitCode code, const fs::path& where, std::string message, std::string hint) {
   Error e = MakeError(code, std::move(message), std::move(hint));
   e.path = where.string();
   return e;
 }
 
+Error ManifestError(const fs::path& file, std::string message) {
+  return InstallError(ExitCode::kUsage, file, std::move(message),
+                      "delete it to treat every file in this folder as locally edited, or pass "
+                      "--force to overwrite the folder");
+}
+
+// The manifest decides what a re-install deletes, so it is read as hostile:
+// a regular file of bounded size whose entries stay inside the skill folder.
 Expected<Digests> ReadManifest(const FileSystem& fs, const fs::path& dir) {
   const fs::path file = dir / kSkillManifestName;
   Digests digests;
-  if (!fs.Exists(file)) return digests;
-  auto text = fs.Read(file);
-  if (!text) return text.error();
+  const FileKind kind = fs.KindOf(file);
+  if (kind == FileKind::kMissing) return digests;
+  if (kind != FileKind::kRegular) {
+    return ManifestError(file, "the install manifest is not a regular file (it is " +
+                                   std::string(kind == FileKind::kSymlink     ? "a symbolic link"
+                                               : kind == FileKind::kDirectory ? "a directory"
+                                                                              : "a special file") +
+                                   ")");
+  }
+  auto text = fs.ReadAtMost(file, kMaxManifestBytes);
+  if (!text) {
+    Error e = text.error();
+    e.hint = ManifestError(file, "").hint;
+    return e;
+  }
   auto doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object() || !doc.contains("files") || !doc["files"].is_object()) {
-    return InstallError(
-        ExitCode::kUsage, file, "the install manifest is not valid",
-        "delete it to treat every file in this folder as locally edited, or "
-        "pass --force to overwrite the folder");
+    return ManifestError(file, "the install manifest is not valid");
   }
   for (const auto& [path, digest] : doc["files"].items()) {
-    if (digest.is_string()) digests[path] = digest.get<std::string>();
+    const std::string quoted = "'" + CutForMessage(path) + "'";
+    if (std::string reason = OutsideFolderReason(path); !reason.empty()) {
+      return ManifestError(file, "the install manifest lists " + quoted +
+                                     ", outside the skill folder (" + reason + ")");
+    }
+    if (!digest.is_string() || digest.get<std::string>().rfind("sha256:", 0) != 0) {
+      return ManifestError(
+          file, "the install manifest entry " + quoted + " has no \"sha256:<hex>\" digest");
+    }
+    digests[path] = digest.get<std::string>();
   }
   return digests;
+}
+
+// The pack file or manifest entry `key` inside the skill folder; an error for
+// one that would leave it through '..' or a symlinked folder.
+Expected<FileKind> KindInSkillFolder(const FileSystem& fs, const fs::path& dir,
+                                     const std::string& key) {
+  Expected<FileKind> kind = KindBelow(fs, dir, key);
+  if (!kind) {
+    Error e = kind.error();
+    e.message = "'" + CutForMessage(key) + "': " + e.message;
+    return e;
+  }
+  return kind;
 }
 
 std::string ManifestText(const Digests& digests) {
@@ -66,16 +102,14 @@ std::string ManifestText(const Digests& digests) {
 // What installing into one folder would do, worked out before any write.
 struct Plan {
   SkillInstallResult result;
-  std::vector<std::pair<fs::path, const std::string*>>
-      writes;                       // relative path, content
-  std::vector<std::string> edited;  // locally edited, relative
-  Digests manifest;                 // what to record afterwards
+  std::vector<std::pair<fs::path, const std::string*>> writes;  // relative path, content
+  std::vector<std::string> edited;                              // locally edited, relative
+  Digests manifest;                                             // what to record afterwards
 };
 
-Expected<Plan> PlanInstall(const FileSystem& fs,
-                           const std::vector<SkillPackFile>& pack,
-                           const std::vector<std::string>& contents,
-                           const fs::path& dir, bool force) {
+Expected<Plan> PlanInstall(const FileSystem& fs, const std::vector<SkillPackFile>& pack,
+                           const std::vector<std::string>& contents, const fs::path& dir,
+                           bool force) {
   Plan plan;
   plan.result.dir = dir;
   Digests previous;
@@ -91,7 +125,13 @@ Expected<Plan> PlanInstall(const FileSystem& fs,
     in_pack.insert(key);
     plan.manifest[key] = digest;
     const fs::path target = dir / pack[i].relative;
-    if (fs.Exists(target)) {
+    Expected<FileKind> kind = KindInSkillFolder(fs, dir, key);
+    if (!kind) return kind.error();
+    if (*kind != FileKind::kMissing && *kind != FileKind::kRegular && !force) {
+      plan.edited.push_back(key);  // a link or folder in the way: never read through it
+      continue;
+    }
+    if (*kind == FileKind::kRegular) {
       auto current = fs.Read(target);
       if (!current) return current.error();
       const std::string current_digest = Digest(*current);
@@ -111,10 +151,12 @@ Expected<Plan> PlanInstall(const FileSystem& fs,
   }
   // Files an older pack installed and nobody touched since: remove them.
   for (const auto& [key, digest] : previous) {
-    if (in_pack.count(key) || !fs.Exists(dir / key)) continue;
+    if (in_pack.count(key)) continue;
+    Expected<FileKind> kind = KindInSkillFolder(fs, dir, key);
+    if (!kind) return kind.error();
+    if (*kind != FileKind::kRegular) continue;  // only regular files are ever deleted
     auto current = fs.Read(dir / key);
-    if (current && Digest(*current) == digest)
-      plan.result.removed.emplace_back(key);
+    if (current && Digest(*current) == digest) plan.result.removed.emplace_back(key);
   }
   return plan;
 }
@@ -122,8 +164,7 @@ Expected<Plan> PlanInstall(const FileSystem& fs,
 Error EditedFilesError(const std::vector<Plan>& plans) {
   std::string message = "refusing to overwrite locally edited files:";
   for (const auto& plan : plans) {
-    for (const auto& file : plan.edited)
-      message += " " + (plan.result.dir / file).string();
+    for (const auto& file : plan.edited) message += " " + (plan.result.dir / file).string();
   }
   return MakeError(ExitCode::kUsage, message,
                    "copy your changes elsewhere and re-run, or pass --force to "
@@ -133,15 +174,13 @@ Error EditedFilesError(const std::vector<Plan>& plans) {
 
 }  // namespace
 
-Expected<std::vector<SkillPackFile>> ListSkillPack(const FileSystem& fs,
-                                                   const fs::path& home) {
+Expected<std::vector<SkillPackFile>> ListSkillPack(const FileSystem& fs, const fs::path& home) {
   const fs::path skill_dir = home / "skills" / kSkillName;
   if (!fs.Exists(skill_dir / "SKILL.md")) {
-    return InstallError(
-        ExitCode::kEnvironment, skill_dir / "SKILL.md",
-        "the skill pack is missing from kbuild's data folder",
-        "set KBUILD_HOME to the kbuild source tree (the folder holding "
-        "skills/, references/ and templates/)");
+    return InstallError(ExitCode::kEnvironment, skill_dir / "SKILL.md",
+                        "the skill pack is missing from kbuild's data folder",
+                        "set KBUILD_HOME to the kbuild source tree (the folder holding "
+                        "skills/, references/ and templates/)");
   }
   std::vector<SkillPackFile> pack;
   for (const auto& rel : fs.ListFilesRecursive(skill_dir)) {
@@ -184,8 +223,8 @@ fs::path SkillDestination(SkillAgent agent, bool global, const fs::path& base) {
   return base;
 }
 
-Expected<std::vector<SkillInstallResult>> InstallSkill(
-    FileSystem& fs, const SkillInstallRequest& request) {
+Expected<std::vector<SkillInstallResult>> InstallSkill(FileSystem& fs,
+                                                       const SkillInstallRequest& request) {
   auto pack = ListSkillPack(fs, request.home);
   if (!pack) return pack.error();
   std::vector<std::string> contents;
@@ -201,11 +240,9 @@ Expected<std::vector<SkillInstallResult>> InstallSkill(
   } else {
     std::vector<SkillAgent> agents = request.agents;
     if (agents.empty()) agents.push_back(SkillAgent::kClaude);
-    const fs::path base =
-        request.global ? request.user_home : request.project_dir;
+    const fs::path base = request.global ? request.user_home : request.project_dir;
     for (SkillAgent agent : agents) {
-      targets.emplace_back(SkillAgentName(agent),
-                           SkillDestination(agent, request.global, base));
+      targets.emplace_back(SkillAgentName(agent), SkillDestination(agent, request.global, base));
     }
   }
 
@@ -223,15 +260,12 @@ Expected<std::vector<SkillInstallResult>> InstallSkill(
   std::vector<SkillInstallResult> results;
   for (auto& plan : plans) {
     for (const auto& [relative, content] : plan.writes) {
-      if (auto s = fs.Write(plan.result.dir / relative, *content); !s)
-        return s.error();
+      if (auto s = fs.Write(plan.result.dir / relative, *content); !s) return s.error();
     }
     for (const auto& stale : plan.result.removed) {
-      if (auto s = fs.Remove(plan.result.dir / stale); !s) return s.error();
+      if (auto s = fs.RemoveFileBelow(plan.result.dir, stale); !s) return s.error();
     }
-    if (auto s = fs.Write(plan.result.dir / kSkillManifestName,
-                          ManifestText(plan.manifest));
-        !s) {
+    if (auto s = fs.Write(plan.result.dir / kSkillManifestName, ManifestText(plan.manifest)); !s) {
       return s.error();
     }
     results.push_back(std::move(plan.result));

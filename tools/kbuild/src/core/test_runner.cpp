@@ -180,7 +180,7 @@ Expected<TestRunResult> RunTests(FileSystem& fs, ProcessRunner& runner, const Te
                          : MakeError(ExitCode::kBuildError, "cannot run " + o.binary.string(),
                                      "rebuild with kbuild test");
     }
-    auto text = fs.Read(o.json_file);
+    auto text = fs.ReadAtMost(o.json_file, kMaxResultsBytes);
     const std::string all = text ? *text : "";
     const std::string added = all.size() > seen ? all.substr(seen) : "";
     seen = all.size();

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "core/message_text.h"
+
 namespace kb {
 
 SourceText::SourceText(std::string display_path, std::string_view text)
@@ -26,12 +28,13 @@ std::string SourceText::Excerpt(SourceLocation at) const {
   if (at.line < 1 || at.line > line_count()) return {};
   const std::string number = std::to_string(at.line);
   const std::string gutter(number.size() + 1, ' ');
-  std::string out = " " + number + " | " + std::string(Line(at.line)) + "\n";
+  const LineWindow window = WindowAround(Line(at.line), at.column);
+  std::string out = " " + number + " | " + window.text + "\n";
   if (at.column < 1) return out;
   // Copy tabs from the source line so the caret lines up in a terminal.
   std::string pad;
-  const std::string_view text = Line(at.line);
-  for (int i = 0; i + 1 < at.column; ++i) {
+  const std::string_view text = window.text;
+  for (int i = 0; i + 1 < window.column; ++i) {
     pad += (static_cast<size_t>(i) < text.size() && text[i] == '\t') ? '\t' : ' ';
   }
   return out + gutter + " | " + pad + "^\n";
@@ -39,7 +42,9 @@ std::string SourceText::Excerpt(SourceLocation at) const {
 
 Error SourceText::ErrorAt(ExitCode code, SourceLocation at, std::string message,
                           std::string hint) const {
-  Error e = MakeError(code, std::move(message), std::move(hint));
+  // Messages quote keys and values from the file: cut, so a huge one cannot flood them.
+  Error e = MakeError(code, CutForMessage(message, kMaxMessageChars),
+                      CutForMessage(hint, kMaxMessageChars));
   e.path = path_;
   e.line = at.line;
   e.column = at.line > 0 ? at.column : 0;

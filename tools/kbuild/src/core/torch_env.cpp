@@ -96,7 +96,7 @@ nlohmann::json CacheKey(const TorchSearch& search, const fs::path& python,
 std::optional<TorchEnv> ReadCache(const FileSystem& fs, const TorchSearch& search,
                                   const fs::path& python) {
   if (!search.cache_file || !fs.Exists(*search.cache_file)) return std::nullopt;
-  auto text = fs.Read(*search.cache_file);
+  auto text = fs.ReadAtMost(*search.cache_file, kMaxResultsBytes);
   if (!text) return std::nullopt;
   const auto doc = nlohmann::json::parse(*text, nullptr, false);
   if (!doc.is_object() || !doc.contains("key") || !doc.contains("torch")) return std::nullopt;

@@ -1,0 +1,29 @@
+#include "core/message_text.h"
+
+#include <algorithm>
+
+namespace kb {
+
+namespace {
+constexpr std::string_view kEllipsis = "...";
+}  // namespace
+
+std::string CutForMessage(std::string_view text, size_t max) {
+  if (text.size() <= max) return std::string(text);
+  return std::string(text.substr(0, max)) + std::string(kEllipsis);
+}
+
+LineWindow WindowAround(std::string_view line, int column, size_t max) {
+  if (line.size() <= max) return {std::string(line), column};
+  // Keep the column a third of the way in, so the text before it shows too.
+  const size_t at = column > 0 ? static_cast<size_t>(column - 1) : 0;
+  const size_t start = std::min(at > max / 3 ? at - max / 3 : 0, line.size() - max);
+  LineWindow w;
+  if (start > 0) w.text = kEllipsis;
+  w.text += line.substr(start, max);
+  if (start + max < line.size()) w.text += kEllipsis;
+  w.column = column > 0 ? static_cast<int>(at - start + (start > 0 ? kEllipsis.size() : 0) + 1) : 0;
+  return w;
+}
+
+}  // namespace kb

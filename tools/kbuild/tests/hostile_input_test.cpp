@@ -1,0 +1,89 @@
+// Files kbuild reads from a project it did not write: build.toml and the
+// --compare baseline must be regular files under their size limits, and a
+// huge line must not flood the error message.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <random>
+
+#include "core/bench_compare.h"
+#include "core/config.h"
+#include "core/fs.h"
+#include "core/message_text.h"
+
+namespace kb {
+namespace {
+
+constexpr const char* kHead = "[general]\nname = \"op\"\nversion = 1\n";
+
+TEST(HostileBuildToml, OverTheSizeLimitIsAConfigErrorNamingTheLimit) {
+  MemoryFileSystem mem;
+  ASSERT_TRUE(mem.Write("proj/build.toml", kHead + std::string(kMaxConfigBytes, '#')).ok());
+  Expected<ProjectConfig> c = LoadProjectConfig(mem, "proj");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().code, ExitCode::kUsage);
+  EXPECT_EQ(c.error().Located(), "proj/build.toml: file is larger than the 1 MiB limit");
+}
+
+TEST(HostileBuildToml, AFifoIsRefusedWithoutWaitingForAWriter) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("kbuild-fifo-" + std::to_string(std::random_device{}()));
+  fs::create_directories(dir);
+  ASSERT_EQ(mkfifo((dir / "build.toml").c_str(), 0644), 0);
+  RealFileSystem real;
+  Expected<ProjectConfig> c = LoadProjectConfig(real, dir);
+  fs::remove_all(dir);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().code, ExitCode::kUsage);
+  EXPECT_EQ(c.error().message, "not a regular file (it is a FIFO, socket or device)");
+  EXPECT_EQ(c.error().path, (dir / "build.toml").string());
+}
+
+TEST(HostileBuildToml, AOneMegabyteLineIsCutInTheMessage) {
+  MemoryFileSystem mem;
+  const std::string key(1'000'000, 'k');
+  ASSERT_TRUE(mem.Write("proj/build.toml", kHead + key + " = 1\n").ok());
+  ConfigResult result = LoadProjectConfigAll(mem, "proj");
+  const Error* on_the_line = nullptr;
+  for (const Error& e : result.errors) {
+    if (e.line == 4) on_the_line = &e;
+  }
+  ASSERT_NE(on_the_line, nullptr);
+  EXPECT_LE(on_the_line->message.size(), kMaxMessageChars + 3);
+  EXPECT_LE(on_the_line->hint.size(), kMaxMessageChars + 3);
+  EXPECT_LE(on_the_line->detail.size(), 2 * kMaxQuotedChars + 40);
+  EXPECT_NE(on_the_line->detail.find("kkk..."), std::string::npos)
+      << on_the_line->Located() << "\n"
+      << on_the_line->detail;
+}
+
+TEST(MessageText, WindowKeepsTheCaretOnTheSameCharacter) {
+  std::string line(1000, 'a');
+  line[600] = 'X';
+  LineWindow w = WindowAround(line, 601);
+  EXPECT_LE(w.text.size(), kMaxQuotedChars + 6);
+  ASSERT_GT(w.column, 0);
+  EXPECT_EQ(w.text[w.column - 1], 'X');
+  EXPECT_EQ(w.text.substr(0, 3), "...");
+  EXPECT_EQ(WindowAround("short", 2).text, "short");
+  EXPECT_EQ(CutForMessage(std::string(300, 'z'), 10), "zzzzzzzzzz...");
+}
+
+TEST(HostileCompareFile, AFifoOrHugeBaselineIsBadUsageNamingWhy) {
+  MemoryFileSystem mem;
+  mem.PlantSpecialFile("/p/fifo.json");
+  auto fifo = LoadBenchBaseline(mem, "/p/fifo.json");
+  ASSERT_FALSE(fifo.ok());
+  EXPECT_EQ(fifo.error().code, ExitCode::kUsage);
+  EXPECT_EQ(fifo.error().message,
+            "cannot read --compare file /p/fifo.json: not a regular file (it is a FIFO, socket or "
+            "device)");
+  ASSERT_TRUE(mem.Write("/p/huge.json", std::string(kMaxResultsBytes + 1, ' ')).ok());
+  auto huge = LoadBenchBaseline(mem, "/p/huge.json");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.error().message,
+            "cannot read --compare file /p/huge.json: file is larger than the 64 MiB limit");
+}
+
+}  // namespace
+}  // namespace kb
