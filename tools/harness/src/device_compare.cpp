@@ -1,0 +1,54 @@
+#include "kbuild/harness/device_compare.h"
+
+#include <cmath>
+
+namespace kb::harness {
+
+namespace {
+
+// Flat index of the first true element of `mask` (0 when none: the count
+// tells). argmax returns the first of equal maxima.
+at::Tensor FirstTrue(const at::Tensor& mask) { return mask.to(at::kByte).argmax(); }
+
+}  // namespace
+
+ErrorStats CompareOnDevice(const at::Tensor& got, const at::Tensor& want, Tolerance tolerance) {
+  ErrorStats stats;
+  const at::Tensor g = got.to(at::kDouble).reshape({-1});
+  const at::Tensor w = want.to(at::kDouble).reshape({-1});
+  if (g.numel() == 0 || g.numel() != w.numel()) return stats;
+
+  const at::Tensor both_finite = at::isfinite(g).logical_and(at::isfinite(w));
+  // NaN matches NaN; an infinity matches the same infinity.
+  const at::Tensor same_nonfinite = at::where(at::isnan(w), at::isnan(g), g.eq(w));
+  const at::Tensor nonfinite = both_finite.logical_not().logical_and(same_nonfinite.logical_not());
+  const at::Tensor zero = at::zeros({}, g.options());
+  const at::Tensor err = at::where(both_finite, (g - w).abs(), zero);
+  const at::Tensor want_finite = at::where(both_finite, w, zero);
+  const at::Tensor mismatch =
+      both_finite.logical_and(err.gt(tolerance.atol + tolerance.rtol * want_finite.abs()));
+  const at::Tensor first_mismatch = FirstTrue(mismatch);
+
+  // One device-to-host copy for every scalar.
+  const at::Tensor scalars =
+      at::stack({err.max(), err.square().sum(), want_finite.square().sum(),
+                 mismatch.sum().to(at::kDouble), first_mismatch.to(at::kDouble),
+                 nonfinite.sum().to(at::kDouble), FirstTrue(nonfinite).to(at::kDouble),
+                 g.index_select(0, first_mismatch.reshape({1})).squeeze(),
+                 w.index_select(0, first_mismatch.reshape({1})).squeeze()})
+          .cpu();
+  const double* s = scalars.data_ptr<double>();
+  stats.max_abs_error = s[0];
+  stats.rel_l2_error = s[2] > 0 ? std::sqrt(s[1] / s[2]) : std::sqrt(s[1]);
+  stats.mismatches = static_cast<std::int64_t>(s[3]);
+  if (stats.mismatches > 0) {
+    stats.first_mismatch = static_cast<std::int64_t>(s[4]);
+    stats.first_got = s[7];
+    stats.first_want = s[8];
+  }
+  stats.nonfinite = static_cast<std::int64_t>(s[5]);
+  if (stats.nonfinite > 0) stats.first_nonfinite = static_cast<std::int64_t>(s[6]);
+  return stats;
+}
+
+}  // namespace kb::harness

@@ -1,0 +1,110 @@
+// CompareOnDevice must agree with CompareValues on the same data; CPU tensors
+// run the same ATen ops the GPU runs.
+#include "kbuild/harness/device_compare.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <vector>
+
+namespace kb::harness {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+ErrorStats OnHost(const at::Tensor& got, const at::Tensor& want, Tolerance tol) {
+  at::Tensor g = got.to(at::kDouble).contiguous(), w = want.to(at::kDouble).contiguous();
+  const auto n = static_cast<std::size_t>(g.numel());
+  return CompareValues({g.data_ptr<double>(), n}, {w.data_ptr<double>(), n}, tol);
+}
+
+void ExpectSame(const ErrorStats& host, const ErrorStats& device) {
+  EXPECT_DOUBLE_EQ(device.max_abs_error, host.max_abs_error);
+  EXPECT_NEAR(device.rel_l2_error, host.rel_l2_error, 1e-12 * (1 + host.rel_l2_error));
+  EXPECT_EQ(device.mismatches, host.mismatches);
+  EXPECT_EQ(device.first_mismatch, host.first_mismatch);
+  EXPECT_EQ(device.first_got, host.first_got);
+  EXPECT_EQ(device.first_want, host.first_want);
+  EXPECT_EQ(device.nonfinite, host.nonfinite);
+  EXPECT_EQ(device.first_nonfinite, host.first_nonfinite);
+  EXPECT_EQ(device.ok(), host.ok());
+}
+
+at::Tensor Values(std::vector<double> v) { return at::tensor(v, at::kDouble); }
+
+TEST(CompareOnDevice, MatchesHostOnCloseValues) {
+  at::manual_seed(1);
+  at::Tensor want = at::randn({37, 129}, at::kDouble);
+  at::Tensor got = want.to(at::kBFloat16);  // rounding only: within the bf16 tolerance
+  const Tolerance tol = DefaultTolerance(DType::kBFloat16);
+  ErrorStats device = CompareOnDevice(got, want, tol);
+  ExpectSame(OnHost(got, want, tol), device);
+  EXPECT_TRUE(device.ok());
+  EXPECT_GT(device.max_abs_error, 0);
+}
+
+TEST(CompareOnDevice, FindsTheFirstMismatchInRowMajorOrder) {
+  at::manual_seed(2);
+  at::Tensor want = at::randn({8, 33}, at::kDouble);
+  at::Tensor got = want.to(at::kFloat);
+  got[5][7] += 1.0f;
+  got[2][30] -= 2.0f;  // earlier in flat order: this one is first
+  const Tolerance tol{1e-5, 1e-5};
+  ErrorStats device = CompareOnDevice(got, want, tol);
+  ExpectSame(OnHost(got, want, tol), device);
+  EXPECT_EQ(device.mismatches, 2);
+  EXPECT_EQ(device.first_mismatch, 2 * 33 + 30);
+  EXPECT_NEAR(device.first_got - device.first_want, -2.0, 1e-5);
+}
+
+TEST(CompareOnDevice, NanAndInfInGotFailWhereTheReferenceIsFinite) {
+  at::Tensor want = Values({1, 2, 3, 4, 5, 6});
+  at::Tensor got = Values({1, 2, kNaN, 4, -kInf, 6.5});
+  const Tolerance tol{1e-3, 1e-3};
+  ErrorStats device = CompareOnDevice(got, want, tol);
+  ExpectSame(OnHost(got, want, tol), device);
+  EXPECT_EQ(device.nonfinite, 2);
+  EXPECT_EQ(device.first_nonfinite, 2);
+  EXPECT_EQ(device.mismatches, 1);
+  EXPECT_EQ(device.first_mismatch, 5);
+  EXPECT_DOUBLE_EQ(device.max_abs_error, 0.5) << "non-finite elements stay out of the error";
+}
+
+TEST(CompareOnDevice, MatchingNonFiniteValuesPassOthersFail) {
+  const Tolerance tol{1, 1};
+  ExpectSame(OnHost(Values({kNaN, kInf, -kInf}), Values({kNaN, kInf, -kInf}), tol),
+             CompareOnDevice(Values({kNaN, kInf, -kInf}), Values({kNaN, kInf, -kInf}), tol));
+  EXPECT_TRUE(CompareOnDevice(Values({kNaN, kInf}), Values({kNaN, kInf}), tol).ok());
+  ErrorStats sign = CompareOnDevice(Values({0, -kInf}), Values({0, kInf}), tol);
+  ExpectSame(OnHost(Values({0, -kInf}), Values({0, kInf}), tol), sign);
+  EXPECT_EQ(sign.first_nonfinite, 1);
+  ErrorStats finite_for_nan = CompareOnDevice(Values({1.0}), Values({kNaN}), tol);
+  EXPECT_EQ(finite_for_nan.nonfinite, 1);
+}
+
+TEST(CompareOnDevice, ZeroReferenceUsesTheAbsoluteL2) {
+  const Tolerance tol{10, 0};
+  ErrorStats device = CompareOnDevice(Values({3, 4}), Values({0, 0}), tol);
+  ExpectSame(OnHost(Values({3, 4}), Values({0, 0}), tol), device);
+  EXPECT_DOUBLE_EQ(device.rel_l2_error, 5.0);
+}
+
+TEST(CompareOnDevice, NonContiguousGotComparesInLogicalOrder) {
+  at::manual_seed(3);
+  at::Tensor want = at::randn({16, 9}, at::kDouble);
+  at::Tensor got = want.t().contiguous().t().clone(at::MemoryFormat::Preserve);
+  ASSERT_FALSE(got.is_contiguous());
+  got[3][4] = 100;
+  const Tolerance tol{1e-6, 1e-6};
+  ErrorStats device = CompareOnDevice(got, want, tol);
+  ExpectSame(OnHost(got, want, tol), device);
+  EXPECT_EQ(device.first_mismatch, 3 * 9 + 4);
+}
+
+TEST(CompareOnDevice, EmptyTensorsAreOk) {
+  EXPECT_TRUE(CompareOnDevice(at::empty({0}), at::empty({0}, at::kDouble), {0, 0}).ok());
+}
+
+}  // namespace
+}  // namespace kb::harness
