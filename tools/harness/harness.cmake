@@ -47,6 +47,7 @@ if(NOT KBUILD_HARNESS_CORE_ONLY)
     ${KBUILD_HARNESS_DIR}/src/trial.cpp
     ${KBUILD_HARNESS_DIR}/src/check_op.cpp
     ${KBUILD_HARNESS_DIR}/src/device_compare.cpp
+    ${KBUILD_HARNESS_DIR}/src/bench_value_check.cpp
     ${KBUILD_HARNESS_DIR}/src/timing.cpp
     ${KBUILD_HARNESS_DIR}/src/empty_kernel.cpp
     ${KBUILD_HARNESS_DIR}/src/peak.cpp

@@ -46,7 +46,9 @@ kb::harness::BenchSpec ScaleAddBench() {
   spec.bytes = Bytes;
   spec.baselines = {
       {"at::add",
-       [](const Args& a) { at::add(a[1].toTensor(), a[0].toTensor(), a[2].toDouble()); }},
+       [](const Args& a) {
+         return std::vector<at::Tensor>{at::add(a[1].toTensor(), a[0].toTensor(), a[2].toDouble())};
+       }},
   };
   return spec;
 }

@@ -33,7 +33,8 @@ kb::harness::BenchSpec HeadBench() {
       {"at::rms_norm",
        [](const Args& a) {
          const at::Tensor& x = a[0].toTensor();
-         at::rms_norm(x, {x.size(-1)}, a[1].toTensor(), a[2].toDouble());
+         return std::vector<at::Tensor>{
+             at::rms_norm(x, {x.size(-1)}, a[1].toTensor(), a[2].toDouble())};
        }},
   };
   return spec;

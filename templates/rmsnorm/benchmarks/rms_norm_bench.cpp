@@ -56,11 +56,13 @@ kb::harness::BenchSpec RmsNormBench() {
       {"at::rms_norm",
        [](const Args& a) {
          const at::Tensor& x = a[0].toTensor();
-         at::rms_norm(x, {x.size(-1)}, a[1].toTensor(), a[2].toDouble());
+         return std::vector<at::Tensor>{
+             at::rms_norm(x, {x.size(-1)}, a[1].toTensor(), a[2].toDouble())};
        }},
       {"eager composite",
        [](const Args& a) {
-         EagerComposite(a[0].toTensor(), a[1].toTensor(), a[2].toDouble());
+         return std::vector<at::Tensor>{
+             EagerComposite(a[0].toTensor(), a[1].toTensor(), a[2].toDouble())};
        }},
   };
   return spec;

@@ -3,13 +3,14 @@
 #include <benchmark/benchmark.h>
 #include <c10/cuda/CUDAStream.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <iostream>
 #include <mutex>
 
+#include "bench_value_check.h"
 #include "empty_kernel.h"
-#include "kbuild/harness/check_op.h"
 #include "kbuild/harness/cuda_sync.h"
 #include "kbuild/harness/timing.h"
 
@@ -19,6 +20,8 @@ namespace {
 
 // Timing inputs use their own seeds: never the tensors a test checked.
 constexpr std::uint64_t kBenchSeed = 0xBE7C4;
+// The after-timing value check's fresh inputs: a seed no input set uses.
+constexpr std::uint64_t kAfterCheckSeed = kBenchSeed + 0x5EED;
 // Cap on rotated input sets (graph mode), to bound memory.
 constexpr int kMaxInputSets = 64;
 
@@ -28,6 +31,8 @@ struct BenchState {
   std::string peak_error;
   bool graph_flag = false;
   std::optional<double> launch_floor_us;  // graph mode: measured once per process
+  // The run's start: the document's elapsed_ms, against which the value checks' cost is read.
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 
 BenchState& State() {
@@ -51,10 +56,12 @@ const Peak& ResolvePeak() {
 void WriteDocument() {
   auto path = ProcessEnvironment()("KBUILD_BENCH_JSON");
   std::string error;
-  if (path &&
-      !WriteJsonFile(*path, BenchDocument(State().records, ResolvePeak(), DeviceName()), &error)) {
-    std::cerr << "kbuild harness: " << error << "\n";
-  }
+  if (!path) return;
+  nlohmann::json doc = BenchDocument(State().records, ResolvePeak(), DeviceName());
+  doc["elapsed_ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                                State().started)
+                          .count();
+  if (!WriteJsonFile(*path, doc, &error)) std::cerr << "kbuild harness: " << error << "\n";
 }
 
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
@@ -83,22 +90,6 @@ int CountFromEnv(const char* name, int fallback) {
 int WarmupCount(const BenchSpec& spec) { return CountFromEnv("KBUILD_BENCH_WARMUP", spec.warmup); }
 int IterationCount(const BenchSpec& spec) {
   return CountFromEnv("KBUILD_BENCH_ITERS", spec.iterations);
-}
-
-// Checks the op on this case's shape before timing it; "" when correct.
-std::string CheckFirst(const BenchSpec& spec, const Case& c) {
-  if (!spec.reference) return "";
-  OpSpec check;
-  check.test = spec.name.empty() ? spec.op : spec.name;
-  check.op = spec.op;
-  check.cases = {c};
-  check.make_args = spec.make_args;
-  check.reference = spec.reference;
-  check.trials = 1;
-  OpReport report = CheckOp(check);
-  if (report.passed()) return "";
-  const TestRecord& r = report.records.front();
-  return "incorrect (" + std::string(FailReasonName(r.reason)) + "): " + FirstLine(r.message);
 }
 
 // TimeLaunches, with an exception thrown while timing (a launch failing
@@ -180,7 +171,7 @@ BenchRecord MeasureCase(const BenchSpec& spec, const Case& c) {
   if (error.empty() && (!spec.make_args || !spec.bytes)) {
     error = "the spec needs make_args and bytes\nhint: set both (see benchmark.h)";
   }
-  if (error.empty()) error = CheckFirst(spec, c);
+  if (error.empty()) error = ValueCheckSpecProblem(spec);
   if (!error.empty()) {
     r.problems.push_back(error);
     return r;
@@ -195,16 +186,23 @@ BenchRecord MeasureCase(const BenchSpec& spec, const Case& c) {
     set_count = std::clamp(set_count, 1, kMaxInputSets);
   }
   std::vector<Args> sets;
+  std::vector<Role> roles;
   for (int i = 0; i < set_count; ++i) {
     ArgFactory factory(c, at::kCUDA, kBenchSeed + static_cast<std::uint64_t>(i));
     sets.push_back(spec.make_args(factory));
+    if (i == 0) roles = ArgRoles(sets.front(), factory);
   }
+  if (!RecordValueCheck(spec, *op, c, sets.front(), roles, std::nullopt, &r)) return r;
   auto call_op = [&](const Args& args) { op->Call(args); };
   r.time_us = TimeOne("op", call_op, sets, spec, graph, &r);
+  // Fresh values in the timed tensors: a result that depends on the call
+  // count or the pointers fails here.
+  RecordValueCheck(spec, *op, c, sets.front(), roles, kAfterCheckSeed, &r);
   if (graph) r.launch_floor_us = LaunchFloorUs(spec);
   for (const Baseline& b : spec.baselines) {
-    BaselineResult result{b.name,
-                          TimeOne("baseline '" + b.name + "'", b.run, sets, spec, graph, &r), 0};
+    auto call_baseline = [&](const Args& args) { b.run(args); };
+    BaselineResult result{
+        b.name, TimeOne("baseline '" + b.name + "'", call_baseline, sets, spec, graph, &r), 0};
     if (r.time_us.median > 0) result.speedup = result.time_us.median / r.time_us.median;
     r.baselines.push_back(result);
   }
@@ -251,6 +249,7 @@ void RegisterBenchmark(const BenchSpec& spec) {
 }
 
 int BenchmarkMain(int argc, char** argv) {
+  State().started = std::chrono::steady_clock::now();
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strcmp(argv[i], "--graph") == 0) {

@@ -50,6 +50,19 @@ TEST(Results, ReasonNamesAreStable) {
   EXPECT_EQ(FailReasonName(FailReason::kCudaError), "cuda_error");
 }
 
+TEST(Results, BenchRecordJsonHasTheValueCheck) {
+  BenchRecord r = Record("2048x4096 bf16", 20, {2});
+  r.checked_against = "baseline 'at::rms_norm'";
+  r.check_max_abs_error = 0.0078125;
+  r.check_rel_l2_error = 0.002;
+  r.check_ms = 12.5;
+  nlohmann::json j = ToJson(r);
+  EXPECT_EQ(j["checked_against"], "baseline 'at::rms_norm'");
+  EXPECT_EQ(j["check_max_abs_error"], 0.0078125);
+  EXPECT_EQ(j["check_rel_l2_error"], 0.002);
+  EXPECT_EQ(j["check_ms"], 12.5);
+}
+
 TEST(Results, GeomeanSkipsCorrectnessOnlyAndFailedCases) {
   BenchRecord failed = Record("8192x4096 bf16", 1, {100});
   failed.problems.push_back("physically impossible");

@@ -72,6 +72,31 @@ TEST(BenchResults, NoLaunchFloorLineWithoutAMeasurement) {
   EXPECT_EQ(RenderBenchTable(*table).find("launch floor"), std::string::npos);
 }
 
+TEST(BenchResults, ShowsWhatEachCaseWasCheckedAgainstAndTheCheckShare) {
+  nlohmann::json doc = Document();
+  doc["cases"][0]["checked_against"] = "baseline 'at::add'";
+  doc["cases"][0]["check_ms"] = 800.0;
+  doc["cases"][1]["checked_against"] = "reference";
+  doc["cases"][1]["check_ms"] = 400.0;
+  doc["elapsed_ms"] = 41000.0;
+  auto table = ParseBenchDocument(doc);
+  ASSERT_TRUE(table.ok()) << table.error().message;
+  EXPECT_EQ(table->rows[0].checked_against, "baseline 'at::add'");
+  EXPECT_DOUBLE_EQ(table->check_ms, 1200.0);
+  const std::string text = RenderBenchTable(*table);
+  EXPECT_NE(text.find("checked"), std::string::npos) << text;
+  EXPECT_NE(text.find("baseline 'at::add'"), std::string::npos) << text;
+  EXPECT_NE(text.find("value checks: 1.2 s of 41.0 s (2.9%)\n"), std::string::npos) << text;
+  EXPECT_NE(BenchMarkdown(*table, "h").find("| reference |"), std::string::npos);
+}
+
+TEST(BenchResults, NoValueCheckLineWithoutARunTime) {
+  auto table = ParseBenchDocument(Document());
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ(RenderBenchTable(*table).find("value checks:"), std::string::npos);
+  EXPECT_EQ(table->rows[0].checked_against, "");
+}
+
 TEST(BenchResults, RejectsADocumentOfAnotherSchema) {
   auto table = ParseBenchDocument({{"schema", "kbuild-harness-test/1"}});
   ASSERT_FALSE(table.ok());

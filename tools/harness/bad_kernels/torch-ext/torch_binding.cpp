@@ -7,6 +7,7 @@
 #include <torch/library.h>
 
 #include "../bad_kernels_cuda/bad_kernels.h"
+#include "../bad_kernels_cuda/bench_cheats.h"
 #include "../bad_kernels_cuda/faults.h"
 #include "registration.h"
 
@@ -65,6 +66,15 @@ void RmsNormMemoized(at::Tensor& out, const at::Tensor& x, double eps) {
         "rms_norm_memoized");
 }
 
+// Right in tests, wrong in benchmarks (bench_cheats.h).
+template <cudaError_t (*LaunchCheat)(float*, float*, int64_t, int64_t, float, cudaStream_t)>
+void RmsNormBenchCheat(at::Tensor& out, const at::Tensor& x, double eps) {
+  CheckArgs(out, x);
+  Check(LaunchCheat(out.data_ptr<float>(), const_cast<float*>(x.data_ptr<float>()), x.size(0),
+                    x.size(1), static_cast<float>(eps), at::cuda::getCurrentCUDAStream()),
+        "rms_norm bench cheat");
+}
+
 }  // namespace
 
 void rms_norm(at::Tensor& out, const at::Tensor& x, double eps) {
@@ -89,7 +99,7 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   for (const char* name :
        {"rms_norm", "rms_norm_skips_last", "rms_norm_misses_tail", "rms_norm_shared_race",
         "rms_norm_nan", "rms_norm_writes_input", "rms_norm_reads_past_end", "rms_norm_side_stream",
-        "rms_norm_memoized"}) {
+        "rms_norm_memoized", "rms_norm_degrades", "rms_norm_nan_large"}) {
     ops.def((std::string(name) + schema).c_str());
   }
   ops.impl("rms_norm", c10::kCUDA, &rms_norm);
@@ -101,6 +111,10 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.impl("rms_norm_reads_past_end", c10::kCUDA, &RmsNormWith<Flaw::kReadsPastEnd>);
   ops.impl("rms_norm_side_stream", c10::kCUDA, &RmsNormWith<Flaw::kSideStream>);
   ops.impl("rms_norm_memoized", c10::kCUDA, &RmsNormMemoized);
+  ops.impl("rms_norm_degrades", c10::kCUDA,
+           &RmsNormBenchCheat<bad_kernels::LaunchRmsNormDegrades>);
+  ops.impl("rms_norm_nan_large", c10::kCUDA,
+           &RmsNormBenchCheat<bad_kernels::LaunchRmsNormNaNLarge>);
 }
 
 REGISTER_EXTENSION(TORCH_EXTENSION_NAME)

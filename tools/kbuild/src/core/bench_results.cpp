@@ -34,6 +34,7 @@ TableRow Cells(const BenchRow& r, const std::vector<std::string>& baselines) {
     const double s = SpeedupFor(r, b);
     row.push_back(OrDash(s, Fixed(s, 2) + "x"));
   }
+  row.push_back(r.checked_against.empty() ? "-" : r.checked_against);
   row.push_back(r.Verdict());
   return row;
 }
@@ -41,6 +42,7 @@ TableRow Cells(const BenchRow& r, const std::vector<std::string>& baselines) {
 TableRow Header(const std::vector<std::string>& baselines) {
   TableRow header = {"case", "median us", "p10-p90 us", "GB/s", "% of peak", "TFLOP/s"};
   for (const auto& b : baselines) header.push_back("vs " + b);
+  header.push_back("checked");
   header.push_back("verdict");
   return header;
 }
@@ -78,6 +80,13 @@ std::string LaunchFloorLine(const BenchTable& t) {
       "launch floor: an empty kernel takes {:.2f} us per call timed the same way", t.launch_floor_us);
   if (hi > 0) line += fmt::format("; these cases take {:.1f}-{:.1f}x of it", lo, hi);
   return line;
+}
+
+// "value checks: 1.2 s of 41.0 s (2.9%)"; empty when the run time is unknown.
+std::string ValueCheckLine(const BenchTable& t) {
+  if (t.elapsed_ms <= 0) return "";
+  return fmt::format("value checks: {:.1f} s of {:.1f} s ({:.1f}%)", t.check_ms / 1e3,
+                     t.elapsed_ms / 1e3, 100.0 * t.check_ms / t.elapsed_ms);
 }
 
 }  // namespace
@@ -131,11 +140,15 @@ Expected<BenchTable> ParseBenchDocument(const nlohmann::json& doc) {
     if (c.value("verdict", "ok") != "ok" && r.problems.empty()) {
       r.problems.push_back("the harness marked this case " + c.value("verdict", std::string()));
     }
+    r.checked_against = c.value("checked_against", "");
+    r.check_ms = c.value("check_ms", 0.0);
+    t.check_ms += r.check_ms;
     if (t.launch_floor_us == 0) t.launch_floor_us = c.value("launch_floor_us", 0.0);
     t.failed += r.failed();
     t.impossible += r.impossible;
     t.rows.push_back(std::move(r));
   }
+  t.elapsed_ms = doc.value("elapsed_ms", 0.0);
   const nlohmann::json geomeans = doc.value("geomean_speedup", nlohmann::json::object());
   for (const auto& [name, g] : geomeans.items()) {
     if (!g.is_object()) continue;
@@ -150,6 +163,7 @@ std::string RenderBenchTable(const BenchTable& t) {
   std::string out = RenderTable(Header(t.baselines), rows);
   for (const auto& g : t.geomeans) out += GeomeanLine(g) + "\n";
   if (const std::string floor = LaunchFloorLine(t); !floor.empty()) out += floor + "\n";
+  if (const std::string checks = ValueCheckLine(t); !checks.empty()) out += checks + "\n";
   if (t.peak_gbps > 0) {
     out += fmt::format("100% = {:.0f} GB/s measured copy bandwidth ({})\n", t.peak_gbps,
                        t.peak_source);

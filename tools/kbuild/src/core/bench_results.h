@@ -24,6 +24,8 @@ struct BenchRow {
   std::vector<std::pair<std::string, double>> speedups;  // baseline name -> speedup
   std::vector<std::string> problems;                     // each fails the case
   bool impossible = false;  // faster than the measured copy bandwidth allows
+  std::string checked_against;  // "reference", "baseline '<name>'"; "" = not checked
+  double check_ms = 0;          // host time of the value checks
 
   std::string Key() const { return benchmark + "/" + case_name; }
   bool failed() const { return !problems.empty(); }
@@ -48,6 +50,10 @@ struct BenchTable {
   // --graph runs: an empty kernel's time per call, timed the same way (0 =
   // not measured). Launch-bound cases are read against it.
   double launch_floor_us = 0;
+  // Summed value-check time of the cases and the benchmark binary's run time
+  // (0 = not reported): the check's share of the bench time.
+  double check_ms = 0;
+  double elapsed_ms = 0;
 };
 
 // Exit 5 when `doc` is not a kbuild-harness-bench/1 document.

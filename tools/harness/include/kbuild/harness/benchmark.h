@@ -7,14 +7,16 @@
 //   spec.make_args = ...;                                   // as for CheckOp
 //   spec.bytes = [](const kb::harness::Case& c) {           // x read + y write + weight
 //     return 2.0 * c.shape[0] * c.shape[1] * 2 + c.shape[1] * 2; };
-//   spec.baselines = {{"at::rms_norm", [](const kb::harness::Args& a) { ... }}};
+//   spec.baselines = {{"at::rms_norm", [](const kb::harness::Args& a) {
+//     return std::vector<at::Tensor>{at::rms_norm(...)}; }}};   // also the value check
 //   kb::harness::RegisterBenchmark(spec);
 //   KB_BENCHMARK_MAIN();
 //
-// Per case: optional correctness check first, warm-up, timed launches (CUDA
-// events on the current stream, L2 flushed before each; or --graph), median
-// and p10/p90, GB/s, % of the measured copy bandwidth, TFLOP/s, speedup per
-// baseline. Results above physics, or with GPU work outside the timed stream,
+// Per case: values checked on the GPU against the reference (else the first
+// baseline), warm-up, timed launches (CUDA events on the current stream, L2
+// flushed before each; or --graph), the values checked again on fresh inputs
+// in the timed tensors, median and p10/p90, GB/s, % of the measured copy
+// bandwidth, TFLOP/s, speedup per baseline. Results above physics, or with GPU work outside the timed stream,
 // fail. $KBUILD_BENCH_JSON receives the document (docs/harness.md).
 #pragma once
 
@@ -31,8 +33,12 @@
 namespace kb::harness {
 
 struct Baseline {
-  std::string name;                      // "eager composite", "at::rms_norm"
-  std::function<void(const Args&)> run;  // enqueue on the current stream
+  std::string name;  // "eager composite", "at::rms_norm"
+  // Enqueues on the current stream and returns what it computed, as
+  // OpSpec::reference does: Output/InPlace args in argument order, then the
+  // op's returned tensors. Without a reference, the first baseline is what the
+  // op's values are checked against.
+  std::function<std::vector<at::Tensor>(const Args&)> run;
 };
 
 struct BenchSpec {
@@ -43,7 +49,9 @@ struct BenchSpec {
   std::function<double(const Case&)> bytes;  // bytes the op must move: explicit formula
   std::function<double(const Case&)> flops;  // optional
   std::vector<Baseline> baselines;
-  // Optional: checked (one trial, CheckOp rules) before the case is timed.
+  // What the op's values are checked against, before and after timing: as
+  // OpSpec::reference, but the float64 copies stay on the GPU. Without it the
+  // first baseline is; a spec with neither is an error.
   std::function<std::vector<at::Tensor>(const Args&)> reference;
   int warmup = 10;
   int iterations = 100;

@@ -76,6 +76,13 @@ struct BenchRecord {
   double tflops = 0;
   double host_over_event = 0;  // host-clock / event time of the consistency run
   double launch_floor_us = 0;  // graph mode: an empty kernel timed the same way; 0 = not measured
+  // The value check (before and after timing): what the outputs were compared
+  // with ("reference" or "baseline '<name>'"), the worse errors of the two
+  // checks, and the host time both took.
+  std::string checked_against;
+  double check_max_abs_error = 0;
+  double check_rel_l2_error = 0;
+  double check_ms = 0;
   std::vector<BaselineResult> baselines;
   std::vector<std::string> problems;  // each makes the case fail
   bool failed() const { return !problems.empty(); }
