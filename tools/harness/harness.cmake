@@ -23,10 +23,11 @@ add_library(kbuild_harness_core STATIC
   ${KBUILD_HARNESS_DIR}/src/element_checks.cpp
   ${KBUILD_HARNESS_DIR}/src/physics.cpp
   ${KBUILD_HARNESS_DIR}/src/results.cpp
-  ${KBUILD_HARNESS_DIR}/src/regression.cpp)
+  ${KBUILD_HARNESS_DIR}/src/regression.cpp
+  ${KBUILD_HARNESS_DIR}/src/provenance.cpp)
 target_include_directories(kbuild_harness_core PUBLIC ${KBUILD_HARNESS_DIR}/include)
 target_compile_features(kbuild_harness_core PUBLIC cxx_std_20)
-target_link_libraries(kbuild_harness_core PUBLIC nlohmann_json::nlohmann_json)
+target_link_libraries(kbuild_harness_core PUBLIC nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
 target_compile_options(kbuild_harness_core PRIVATE -Wall -Wextra)
 
 if(NOT KBUILD_HARNESS_CORE_ONLY)
@@ -43,6 +44,7 @@ if(NOT KBUILD_HARNESS_CORE_ONLY)
     ${KBUILD_HARNESS_DIR}/src/case.cpp
     ${KBUILD_HARNESS_DIR}/src/arg_factory.cpp
     ${KBUILD_HARNESS_DIR}/src/dispatch.cpp
+    ${KBUILD_HARNESS_DIR}/src/launch_record.cpp
     ${KBUILD_HARNESS_DIR}/src/cuda_sync.cpp
     ${KBUILD_HARNESS_DIR}/src/trial.cpp
     ${KBUILD_HARNESS_DIR}/src/check_op.cpp
@@ -57,7 +59,7 @@ if(NOT KBUILD_HARNESS_CORE_ONLY)
   target_compile_definitions(kbuild_harness PUBLIC _GLIBCXX_USE_CXX11_ABI=1)
   target_link_directories(kbuild_harness PUBLIC ${KBUILD_TORCH_LIBRARY_DIR})
   target_link_libraries(kbuild_harness PUBLIC
-    kbuild_harness_core ${KBUILD_TORCH_LIBRARIES} CUDA::cudart benchmark::benchmark)
+    kbuild_harness_core ${KBUILD_TORCH_LIBRARIES} CUDA::cudart CUDA::cupti benchmark::benchmark)
   target_link_options(kbuild_harness PUBLIC "LINKER:-rpath,${KBUILD_TORCH_LIBRARY_DIR}")
 endif()
 

@@ -12,6 +12,7 @@
 #include "bench_value_check.h"
 #include "empty_kernel.h"
 #include "kbuild/harness/cuda_sync.h"
+#include "kbuild/harness/launch_record.h"
 #include "kbuild/harness/timing.h"
 
 namespace kb::harness {
@@ -147,6 +148,13 @@ double LaunchFloorUs(const BenchSpec& spec) {
   return *s.launch_floor_us;
 }
 
+// One eager call with its launches recorded: whose kernels the timing measures.
+Provenance RecordOneCall(const BenchSpec& spec, const OpHandle& op, const Args& args) {
+  LaunchRecorder recorder(ProjectLibraryFor(spec.op));
+  op.Call(args);
+  return recorder.Finish();
+}
+
 }  // namespace
 
 BenchRecord MeasureCase(const BenchSpec& spec, const Case& c) {
@@ -193,6 +201,9 @@ BenchRecord MeasureCase(const BenchSpec& spec, const Case& c) {
     if (i == 0) roles = ArgRoles(sets.front(), factory);
   }
   if (!RecordValueCheck(spec, *op, c, sets.front(), roles, std::nullopt, &r)) return r;
+  r.provenance = RecordOneCall(spec, *op, sets.front());
+  if (std::string problem = ProvenanceProblem(r.provenance, spec.wraps_library); !problem.empty())
+    r.problems.push_back(problem);
   auto call_op = [&](const Args& args) { op->Call(args); };
   r.time_us = TimeOne("op", call_op, sets, spec, graph, &r);
   // Fresh values in the timed tensors: a result that depends on the call

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "kbuild/harness/cuda_sync.h"
+#include "kbuild/harness/launch_record.h"
 #include "kbuild/harness/physics.h"
 #include "trial.h"
 
@@ -33,6 +34,14 @@ TestRecord NewRecord(const OpSpec& spec, const Case& c) {
   return r;
 }
 
+// Correct values from another library's kernel are not the project's kernel working.
+void JudgeProvenance(const OpSpec& spec, TestRecord* r) {
+  std::string problem = ProvenanceProblem(r->provenance, spec.wraps_library);
+  if (problem.empty()) return;
+  r->reason = FailReason::kNoProjectKernel;
+  r->message = std::move(problem);
+}
+
 TestRecord CheckCase(const OpSpec& spec, const OpHandle& op, const Case& c,
                      std::uint64_t case_seed) {
   TestRecord r = NewRecord(spec, c);
@@ -40,13 +49,17 @@ TestRecord CheckCase(const OpSpec& spec, const OpHandle& op, const Case& c,
   for (int trial = 0; trial < std::max(spec.trials, 1); ++trial) {
     r.seed = case_seed + static_cast<std::uint64_t>(trial);
     r.trials = trial + 1;
+    std::optional<LaunchRecorder> recorder;  // the first trial's op call; not on CPU
+    if (trial == 0 && spec.device.is_cuda()) recorder.emplace(ProjectLibraryFor(spec.op));
     TrialOutcome outcome = RunTrial(spec, op, c, r.seed, r.tolerance, returned);
+    if (recorder) r.provenance = recorder->Finish();
     r.max_abs_error = std::max(r.max_abs_error, outcome.worst.max_abs_error);
     r.rel_l2_error = std::max(r.rel_l2_error, outcome.worst.rel_l2_error);
     r.unwritten = outcome.unwritten.count;
     r.first_unwritten = outcome.unwritten.first_index;
     r.reason = outcome.reason;
     r.message = outcome.message;
+    if (recorder && r.passed() && !outcome.rejected) JudgeProvenance(spec, &r);
     if (outcome.rejected || !r.passed()) break;  // a rejection answers the case
     returned = outcome.returned;
   }

@@ -1,5 +1,7 @@
 #include "kbuild/harness/dispatch.h"
 
+#include "kbuild/harness/launch_record.h"
+
 namespace kb::harness {
 
 std::optional<OpHandle> OpHandle::Find(const std::string& qualified_name, std::string* error) {
@@ -25,6 +27,7 @@ std::optional<OpHandle> OpHandle::Find(const std::string& qualified_name, std::s
 
 std::vector<c10::IValue> OpHandle::Call(const Args& args) const {
   torch::jit::Stack stack(args.begin(), args.end());
+  OpCallScope scope;  // a LaunchRecorder counts the launches of this span as the op's
   handle_.callBoxed(&stack);
   return stack;
 }

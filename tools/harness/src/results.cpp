@@ -30,12 +30,14 @@ std::string_view FailReasonName(FailReason reason) {
       return "wrong_rejection";
     case FailReason::kSpecError:
       return "spec_error";
+    case FailReason::kNoProjectKernel:
+      return "no_project_kernel";
   }
   return "unknown";
 }
 
 nlohmann::json ToJson(const TestRecord& r) {
-  return {
+  nlohmann::json j = {
       {"schema", kTestSchema},
       {"test", r.test},
       {"op", r.op},
@@ -55,6 +57,8 @@ nlohmann::json ToJson(const TestRecord& r) {
       {"unwritten", r.unwritten},
       {"first_unwritten", r.first_unwritten},
   };
+  AddProvenanceJson(j, r.provenance);
+  return j;
 }
 
 namespace {
@@ -71,7 +75,7 @@ nlohmann::json ToJson(const BenchRecord& r) {
   for (const BaselineResult& b : r.baselines) {
     baselines.push_back({{"name", b.name}, {"time_us", ToJson(b.time_us)}, {"speedup", b.speedup}});
   }
-  return {
+  nlohmann::json j = {
       {"benchmark", r.benchmark},
       {"op", r.op},
       {"case", r.case_name},
@@ -97,6 +101,8 @@ nlohmann::json ToJson(const BenchRecord& r) {
       {"verdict", r.failed() ? "fail" : "ok"},
       {"problems", r.problems},
   };
+  AddProvenanceJson(j, r.provenance);
+  return j;
 }
 
 nlohmann::json BenchDocument(const std::vector<BenchRecord>& records, const Peak& peak,

@@ -56,6 +56,11 @@ struct BenchSpec {
   int warmup = 10;
   int iterations = 100;
   std::optional<bool> graph;  // default: --graph flag or KBUILD_BENCH_GRAPH=1
+  // The op calls a library (cuBLAS, ATen, Triton) or launches nothing (a view)
+  // on purpose. Otherwise a call that launches no kernel of the project's own
+  // library fails (FailReason::kNoProjectKernel; launch_record.h).
+  // One eager call before timing is recorded either way.
+  bool wraps_library = false;
 };
 
 void RegisterBenchmark(const BenchSpec& spec);

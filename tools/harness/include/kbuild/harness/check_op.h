@@ -47,6 +47,10 @@ struct OpSpec {
   int trials = 3;
   at::Device device = at::kCUDA;
   std::optional<Tolerance> tolerance;  // whole-spec override; a case's own wins
+  // The op calls a library (cuBLAS, ATen, Triton) or launches nothing (a view)
+  // on purpose. Otherwise a call that launches no kernel of the project's own
+  // library fails (FailReason::kNoProjectKernel; launch_record.h).
+  bool wraps_library = false;
 };
 
 struct OpReport {

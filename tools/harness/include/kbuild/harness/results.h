@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kbuild/harness/physics.h"
+#include "kbuild/harness/provenance.h"
 #include "kbuild/harness/stats.h"
 #include "kbuild/harness/tolerance.h"
 
@@ -29,6 +30,7 @@ enum class FailReason {
   kNotRejected,     // a case that must be rejected was accepted
   kWrongRejection,  // rejected a case it must accept (threw)
   kSpecError,       // the test itself is wrong (shape/count mismatch)
+  kNoProjectKernel,  // the op launched no kernel of the project's library (provenance.h)
 };
 std::string_view FailReasonName(FailReason reason);
 
@@ -48,6 +50,7 @@ struct TestRecord {
   Tolerance tolerance;
   std::int64_t unwritten = 0;
   std::int64_t first_unwritten = -1;
+  Provenance provenance;  // kernels the first trial's op call launched
   bool passed() const { return reason == FailReason::kNone; }
 };
 nlohmann::json ToJson(const TestRecord& record);
@@ -84,6 +87,7 @@ struct BenchRecord {
   double check_rel_l2_error = 0;
   double check_ms = 0;
   std::vector<BaselineResult> baselines;
+  Provenance provenance;  // kernels one eager op call launched, before timing
   std::vector<std::string> problems;  // each makes the case fail
   bool failed() const { return !problems.empty(); }
 };
