@@ -110,17 +110,28 @@ TEST(BenchResults, TableFlagsImpossibleResultsLoudly) {
   ASSERT_TRUE(table.ok());
   EXPECT_EQ(RenderBenchTable(*table),
             "case                      median us  p10-p90 us     GB/s  % of peak  TFLOP/s  "
-            "vs at::add  verdict\n"
+            "vs at::add  checked  launches  verdict\n"
             "------------------------  ---------  -------------  ----  ---------  -------  "
-            "----------  ----------\n"
+            "----------  -------  --------  ----------\n"
             "scale_add/1048576 bf16    10.00      9.90-10.20     629   14.7%      -        "
-            "1.50x       ok\n"
+            "1.50x       -        -         ok\n"
             "scale_add/268435456 bf16  400.00     396.00-408.00  9000  210.6%     -        "
-            "9.00x       IMPOSSIBLE\n"
+            "9.00x       -        -         IMPOSSIBLE\n"
             "geomean vs at::add: 1.50x over 1 case\n"
             "100% = 4273 GB/s measured copy bandwidth (KBUILD_PEAK_BW_GBPS)\n"
             "\nIMPOSSIBLE RESULT scale_add/268435456 bf16:\n"
             "  physically impossible: 9000 GB/s is above the measured copy bandwidth\n");
+}
+
+TEST(BenchResults, LaunchesColumnShowsForeignKernels) {
+  nlohmann::json doc = Document();
+  doc["cases"][0]["launches"] = 2;
+  doc["cases"][0]["project_launches"] = 1;
+  auto table = ParseBenchDocument(doc);
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ(table->rows[0].provenance.launches, 2);
+  EXPECT_NE(RenderBenchTable(*table).find("1.50x       -        2 (1 foreign)  ok"), std::string::npos)
+      << RenderBenchTable(*table);
 }
 
 TEST(BenchResults, CsvHasOneRowPerCaseAndQuotesCommas) {
@@ -143,7 +154,8 @@ TEST(BenchResults, MarkdownStartsWithTheHeaderLineAndEscapesPipes) {
   const std::string md = BenchMarkdown(*table, "2026-11-30 · NVIDIA H200");
   EXPECT_EQ(md.substr(0, md.find('\n')), "2026-11-30 · NVIDIA H200");
   EXPECT_NE(md.find("| case | median us | p10-p90 us | GB/s | % of peak | TFLOP/s | vs at::add | "
-                    "verdict |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n"),
+                    "checked | launches | verdict |\n"
+                    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"),
             std::string::npos);
   EXPECT_NE(md.find("| scale_add/a\\|b | 10.00 |"), std::string::npos);
   EXPECT_NE(md.find("- geomean vs at::add: 1.50x over 1 case\n"), std::string::npos);

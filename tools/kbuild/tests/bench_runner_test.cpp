@@ -20,6 +20,7 @@ TEST(BenchRunner, PassesFilterGraphAndLaunchCountsToTheHarness) {
   o.warmup = 5;
   o.iterations = 50;
   o.env = {{"KBUILD_PEAK_BW_GBPS", "4273.0"}};
+  o.project_library = "/p/build/cmake/_ns_abc.so";
   EXPECT_EQ(BenchCommand(o), (std::vector<std::string>{o.binary.string(), "--benchmark_color=false",
                                                        "--benchmark_filter=scale_add/.*bf16"}));
   EXPECT_EQ(BenchEnvironment(o), (std::map<std::string, std::string>{
@@ -27,7 +28,8 @@ TEST(BenchRunner, PassesFilterGraphAndLaunchCountsToTheHarness) {
                                      {"KBUILD_BENCH_ITERS", "50"},
                                      {"KBUILD_BENCH_JSON", "/p/build/bench-results/b.json"},
                                      {"KBUILD_BENCH_WARMUP", "5"},
-                                     {"KBUILD_PEAK_BW_GBPS", "4273.0"}}));
+                                     {"KBUILD_PEAK_BW_GBPS", "4273.0"},
+                                     {"KBUILD_PROJECT_LIBRARY", "/p/build/cmake/_ns_abc.so"}}));
 }
 
 TEST(BenchRunner, CrashBeforeAnyResultIsAFailureWithTheCudaError) {

@@ -58,16 +58,35 @@ TEST(TestResults, TableHasOneRowPerCaseAndTheFailureMessage) {
   auto cases = ParseTestJsonLines(std::string(kPass) + "\n" + kFail + "\n", "Rms.All").cases;
   EXPECT_EQ(RenderTestTable(cases),
             "test      case       shape  dtype  max abs err  rel L2 err  tolerance              "
-            "verdict           seed\n"
+            "launches  verdict           seed\n"
             "--------  ---------  -----  -----  -----------  ----------  ---------------------  "
-            "----------------  --------\n"
+            "--------  ----------------  --------\n"
             "rms_norm  7x33 bf16  7x33   bf16   0.0039       0.0021      atol 0.01 rtol 0.016   "
-            "pass              20261133\n"
+            "-         pass              20261133\n"
             "rms_norm  1x1 fp32   1x1    fp32   0            0           atol 1e-05 rtol 1e-05  "
-            "FAIL (unwritten)  7\n"
+            "-         FAIL (unwritten)  7\n"
             "\nFAIL rms_norm [1x1 fp32] (Rms.All):\n"
             "  out[0] unwritten\n"
             "  hint: guard the tail\n");
+}
+
+TEST(TestResults, LaunchesColumnAndJsonCarryTheRecordedProvenance) {
+  const std::string line =
+      R"({"schema": "kbuild-harness-test/1", "test": "rms_norm", "case": "7x33 fp32", )"
+      R"("verdict": "fail", "reason": "no_project_kernel", "launches": 3, )"
+      R"("project_launches": 1, "foreign_kernels": [{"name": "at::native::fill", )"
+      R"("library": "libtorch_cuda.so"}, {"name": "gemm", "library": "libcublasLt.so.13"}]})";
+  const auto cases = ParseTestJsonLines(line + "\n", "Rms.All").cases;
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_EQ(cases[0].provenance.launches, 3);
+  EXPECT_NE(RenderTestTable(cases).find("3 (2 foreign)  FAIL (no_project_kernel)"),
+            std::string::npos)
+      << RenderTestTable(cases);
+  const auto j = TestCaseToJson(cases[0]);
+  EXPECT_EQ(j["launches"], 3);
+  EXPECT_EQ(j["project_launches"], 1);
+  EXPECT_EQ(j["foreign_kernels"][1]["library"], "libcublasLt.so.13");
+  EXPECT_TRUE(TestCaseToJson(TestCaseResult{})["launches"].is_null());
 }
 
 TEST(TestResults, JsonKeepsNumbersAndNullsForUnknowns) {

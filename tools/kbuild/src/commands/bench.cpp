@@ -75,6 +75,7 @@ int RunBenchCommand(const GlobalOptions& global, const BenchFlags& flags) {
   options.binary = target.binary;
   options.json_file = target.results / ("bench-" + stamp + ".json");
   options.log = target.log;
+  options.project_library = target.project_library;
   if (!flags.filter.empty()) options.filter = flags.filter;
   options.graph = flags.graph;
   if (flags.warmup >= 0) options.warmup = flags.warmup;

@@ -34,6 +34,7 @@ int RunTestCommand(const GlobalOptions& global, const TestFlags& flags) {
   options.binary = target.binary;
   options.json_file = target.results / ("test-" + FileTimestamp() + ".jsonl");
   options.log = target.log;
+  options.project_library = target.project_library;
   if (!flags.filter.empty()) options.filter = flags.filter;
   if (!flags.sanitize.empty()) options.sanitizer = flags.sanitize;
   options.timeout_seconds = flags.timeout;

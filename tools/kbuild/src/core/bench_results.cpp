@@ -35,6 +35,7 @@ TableRow Cells(const BenchRow& r, const std::vector<std::string>& baselines) {
     row.push_back(OrDash(s, Fixed(s, 2) + "x"));
   }
   row.push_back(r.checked_against.empty() ? "-" : r.checked_against);
+  row.push_back(harness::LaunchesCell(r.provenance));
   row.push_back(r.Verdict());
   return row;
 }
@@ -43,6 +44,7 @@ TableRow Header(const std::vector<std::string>& baselines) {
   TableRow header = {"case", "median us", "p10-p90 us", "GB/s", "% of peak", "TFLOP/s"};
   for (const auto& b : baselines) header.push_back("vs " + b);
   header.push_back("checked");
+  header.push_back("launches");
   header.push_back("verdict");
   return header;
 }
@@ -143,6 +145,7 @@ Expected<BenchTable> ParseBenchDocument(const nlohmann::json& doc) {
     r.checked_against = c.value("checked_against", "");
     r.check_ms = c.value("check_ms", 0.0);
     t.check_ms += r.check_ms;
+    r.provenance = harness::ProvenanceFromJson(c);
     if (t.launch_floor_us == 0) t.launch_floor_us = c.value("launch_floor_us", 0.0);
     t.failed += r.failed();
     t.impossible += r.impossible;

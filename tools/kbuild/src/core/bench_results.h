@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "kbuild/harness/provenance.h"
 
 namespace kb {
 
@@ -24,6 +25,7 @@ struct BenchRow {
   std::vector<std::pair<std::string, double>> speedups;  // baseline name -> speedup
   std::vector<std::string> problems;                     // each fails the case
   bool impossible = false;  // faster than the measured copy bandwidth allows
+  harness::Provenance provenance;  // kernels one eager op call launched (the launches column)
   std::string checked_against;  // "reference", "baseline '<name>'"; "" = not checked
   double check_ms = 0;          // host time of the value checks
 

@@ -28,6 +28,7 @@ struct BenchRunOptions {
   std::optional<int> iterations;           // KBUILD_BENCH_ITERS
   double timeout_seconds = 600;            // the whole binary
   std::map<std::string, std::string> env;  // e.g. KBUILD_PEAK_BW_GBPS
+  std::filesystem::path project_library;   // KBUILD_PROJECT_LIBRARY for the harness
 };
 
 struct BenchRunOutcome {

@@ -28,6 +28,7 @@ Expected<HarnessTarget> FindHarnessTarget(const CMakePlan& plan, const BuildPath
   t.binary = paths.cmake / t.target;
   t.log = paths.logs / (tests ? "test.log" : "bench.log");
   t.results = paths.build / (tests ? "test-results" : "bench-results");
+  t.project_library = paths.cmake / (plan.op_namespace + ".so");
   return t;
 }
 

@@ -20,6 +20,8 @@ struct HarnessTarget {
   std::filesystem::path binary;   // build/cmake/<target>
   std::filesystem::path log;      // build/logs/test.log or bench.log
   std::filesystem::path results;  // build/test-results or build/bench-results
+  // build/cmake/<op_namespace>.so: the harness checks the op ran kernels of it
+  std::filesystem::path project_library;
 };
 
 // Exit 2 when the project has no tests/*.cpp (benchmarks/*.cpp), exit 4

@@ -44,6 +44,7 @@ std::optional<TestCaseResult> FromRecord(const nlohmann::json& j, const std::str
   if (j.contains("seed") && j["seed"].is_number_unsigned()) {
     r.seed = j["seed"].get<unsigned long long>();
   }
+  r.provenance = harness::ProvenanceFromJson(j);
   return r;
 }
 
@@ -101,6 +102,7 @@ std::string RenderTestTable(const std::vector<TestCaseResult>& cases) {
     rows.push_back({c.test.empty() ? c.gtest : c.test, c.case_name.empty() ? "-" : c.case_name,
                     c.shape.empty() ? "-" : c.shape, c.dtype.empty() ? "-" : c.dtype,
                     Sci(c.max_abs_error), Sci(c.rel_l2_error), tolerance,
+                    harness::LaunchesCell(c.provenance),
                     c.skipped            ? std::string("skipped")
                     : c.expected_failure ? "expected fail (" + c.reason + ")"
                     : c.passed           ? "pass"
@@ -108,7 +110,7 @@ std::string RenderTestTable(const std::vector<TestCaseResult>& cases) {
                     c.seed ? std::to_string(*c.seed) : "-"});
   }
   std::string out = RenderTable({"test", "case", "shape", "dtype", "max abs err", "rel L2 err",
-                                 "tolerance", "verdict", "seed"},
+                                 "tolerance", "launches", "verdict", "seed"},
                                 rows);
   for (const auto& c : cases) {
     if (c.skipped && !c.message.empty()) {
@@ -128,7 +130,7 @@ nlohmann::json TestCaseToJson(const TestCaseResult& r) {
   auto opt = [](const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
-  return {{"gtest", r.gtest},
+  nlohmann::json j = {{"gtest", r.gtest},
           {"test", r.test},
           {"case", r.case_name},
           {"shape", r.shape},
@@ -144,6 +146,8 @@ nlohmann::json TestCaseToJson(const TestCaseResult& r) {
           {"atol", opt(r.atol)},
           {"rtol", opt(r.rtol)},
           {"seed", r.seed ? nlohmann::json(*r.seed) : nlohmann::json(nullptr)}};
+  harness::AddProvenanceJson(j, r.provenance);
+  return j;
 }
 
 }  // namespace kb

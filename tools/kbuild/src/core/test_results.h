@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "kbuild/harness/provenance.h"
 
 namespace kb {
 
@@ -32,6 +33,7 @@ struct TestCaseResult {
   std::string message;  // what failed, where, and a hint
   std::optional<double> max_abs_error, rel_l2_error, atol, rtol;
   std::optional<unsigned long long> seed;
+  harness::Provenance provenance;  // kernels the op call launched (the launches column)
 };
 
 struct ParsedTestLines {
@@ -59,7 +61,7 @@ ExitCode TestExitCode(const TestSummary& summary);
 std::string SummaryLine(const TestSummary& summary);
 
 // Table columns: test, case, shape, dtype, max abs err, rel L2 err,
-// tolerance, verdict, seed; then each failure's message below it.
+// tolerance, launches, verdict, seed; then each failure's message below it.
 std::string RenderTestTable(const std::vector<TestCaseResult>& cases);
 
 nlohmann::json TestCaseToJson(const TestCaseResult& result);

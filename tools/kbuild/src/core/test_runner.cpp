@@ -170,6 +170,7 @@ Expected<TestRunResult> RunTests(FileSystem& fs, ProcessRunner& runner, const Te
     RunOptions run;
     run.env = o.env;
     run.env["KBUILD_TEST_JSON"] = o.json_file.string();
+    if (!o.project_library.empty()) run.env["KBUILD_PROJECT_LIBRARY"] = o.project_library.string();
     run.log = o.log;
     run.timeout_seconds = o.timeout_seconds;
     const auto start = std::chrono::steady_clock::now();
