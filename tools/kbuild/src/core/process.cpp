@@ -13,7 +13,24 @@
 #include <iostream>
 #include <optional>
 
+#include "core/stop_signal.h"
+
 namespace kb {
+
+namespace {
+
+// How long a stopped child's group has between SIGTERM and SIGKILL: ninja needs a moment
+// to stop its compilers and delete their partial outputs.
+constexpr double kStopGrace = 5.0;
+
+// Whether the child has exited, without reaping it: while the zombie stays, its pid
+// stays the group id, so the group can still be killed safely.
+bool HasExited(pid_t pid) {
+  siginfo_t info{};
+  return waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+}  // namespace
 
 std::optional<std::string> GetEnv(const std::string& name) {
   const char* v = std::getenv(name.c_str());
@@ -43,6 +60,11 @@ std::optional<std::filesystem::path> FindOnPath(const std::string& program) {
 ProcessResult RealProcessRunner::Run(const std::vector<std::string>& argv,
                                      const RunOptions& options) {
   ProcessResult result;
+  if (StopSignal() != 0) {
+    result.interrupted = true;
+    result.exit_code = StopExitCode();
+    return result;
+  }
   int fds[2];
   if (argv.empty() || pipe(fds) != 0) {
     result.not_found = true;
@@ -65,6 +87,7 @@ ProcessResult RealProcessRunner::Run(const std::vector<std::string>& argv,
     [[maybe_unused]] auto n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
     _exit(127);
   }
+  setpgid(pid, pid);  // also here: a signal may come before the child ran its setpgid
   close(fds[1]);
   std::ofstream log;
   if (options.log) log.open(*options.log, std::ios::app);
@@ -80,11 +103,18 @@ ProcessResult RealProcessRunner::Run(const std::vector<std::string>& argv,
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
   std::optional<Clock::time_point> exited_at;
+  std::optional<Clock::time_point> stopped_at;
   int status = 0;
   char buf[8192];
   for (;;) {
-    if (!exited_at && waitpid(pid, &status, WNOHANG) == pid) exited_at = Clock::now();
+    if (!exited_at && HasExited(pid)) exited_at = Clock::now();
     if (exited_at && since(*exited_at) > kDrainAfterExit) break;
+    if (!stopped_at && StopSignal() != 0) {
+      stopped_at = Clock::now();
+      result.interrupted = true;
+      kill(-pid, SIGTERM);
+    }
+    if (stopped_at && (exited_at || since(*stopped_at) > kStopGrace)) break;
     if (options.timeout_seconds > 0 && since(start) >= options.timeout_seconds) {
       result.timed_out = true;
       kill(-pid, SIGKILL);
@@ -95,13 +125,15 @@ ProcessResult RealProcessRunner::Run(const std::vector<std::string>& argv,
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) continue;  // exit and timeout re-checked at loop top
     const ssize_t n = read(fds[0], buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     result.output.append(buf, static_cast<size_t>(n));
     if (log) log.write(buf, n);
     if (options.echo) std::cerr.write(buf, n);
   }
   close(fds[0]);
-  if (!exited_at) waitpid(pid, &status, 0);
+  if (result.interrupted) kill(-pid, SIGKILL);  // grandchildren that ignored SIGTERM
+  waitpid(pid, &status, 0);
   if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
     if (result.exit_code == 127 && result.output.find("kbuild: cannot execute program") == 0) {
@@ -111,6 +143,7 @@ ProcessResult RealProcessRunner::Run(const std::vector<std::string>& argv,
     result.exit_code = 128 + WTERMSIG(status);
   }
   if (result.timed_out) result.exit_code = 124;
+  if (result.interrupted) result.exit_code = StopExitCode();
   return result;
 }
 

@@ -12,18 +12,19 @@
 namespace kb {
 
 struct RunOptions {
-  std::filesystem::path cwd;                  // empty = current directory
-  std::map<std::string, std::string> env;     // added to / overriding the environment
-  std::optional<std::filesystem::path> log;   // also append all output to this file
-  double timeout_seconds = 0;                 // 0 = no limit; on expiry the process group is killed
-  bool echo = false;                          // stream output to stderr while running
+  std::filesystem::path cwd;                 // empty = current directory
+  std::map<std::string, std::string> env;    // added to / overriding the environment
+  std::optional<std::filesystem::path> log;  // also append all output to this file
+  double timeout_seconds = 0;                // 0 = no limit; on expiry the process group is killed
+  bool echo = false;                         // stream output to stderr while running
 };
 
 struct ProcessResult {
-  int exit_code = -1;       // exit status, or 128+signal
+  int exit_code = -1;  // exit status, or 128+signal
   bool timed_out = false;
-  bool not_found = false;   // the program could not be started
-  std::string output;       // stdout and stderr, interleaved
+  bool not_found = false;    // the program could not be started
+  std::string output;        // stdout and stderr, interleaved
+  bool interrupted = false;  // kbuild got SIGINT/SIGTERM and ended the process group
 };
 
 class ProcessRunner {
@@ -32,6 +33,10 @@ class ProcessRunner {
   virtual ProcessResult Run(const std::vector<std::string>& argv, const RunOptions& options) = 0;
 };
 
+// Each program runs in its own process group. On the timeout the group gets SIGKILL; on
+// kbuild's own SIGINT/SIGTERM (stop_signal.h) it gets SIGTERM, so ninja removes the outputs of
+// the commands it interrupts, then SIGKILL after a grace for whatever is left. After such a
+// signal no new program starts.
 class RealProcessRunner final : public ProcessRunner {
  public:
   ProcessResult Run(const std::vector<std::string>& argv, const RunOptions& options) override;

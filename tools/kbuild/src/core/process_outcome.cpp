@@ -9,6 +9,8 @@ namespace kb {
 
 std::string SignalName(int signal) {
   switch (signal) {
+    case 2:
+      return "SIGINT";
     case 4:
       return "SIGILL";
     case 6:
@@ -52,6 +54,7 @@ std::string OutputTail(const std::string& output, size_t count) {
 
 std::string AbnormalEnd(const ProcessResult& r, double timeout_seconds) {
   if (r.timed_out) return fmt::format("timed out after {:g} s", timeout_seconds);
+  if (r.interrupted) return "stopped: kbuild got " + SignalName(r.exit_code - 128);
   if (r.exit_code > 128) return "crashed with " + SignalName(r.exit_code - 128);
   return "";
 }

@@ -16,7 +16,8 @@ std::string SignalName(int signal);
 // naming a CUDA error goes first (then "...") when it is further up.
 std::string OutputTail(const std::string& output, size_t count);
 
-// "timed out after 120 s", "crashed with SIGSEGV", or "" for a normal exit.
+// "timed out after 120 s", "stopped: kbuild got SIGTERM", "crashed with SIGSEGV", or "" for
+// a normal exit.
 std::string AbnormalEnd(const ProcessResult& result, double timeout_seconds);
 
 }  // namespace kb
