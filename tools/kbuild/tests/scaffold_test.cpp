@@ -48,12 +48,14 @@ class ScaffoldTest : public ::testing::Test {
 TEST_F(ScaffoldTest, RendersBuildTomlAndEveryTemplateFile) {
   Expected<ScaffoldPlan> plan = PlanScaffold(fs, Request());
   ASSERT_TRUE(plan.ok()) << plan.error().Located();
-  EXPECT_EQ(PlannedPaths(*plan), (std::vector<std::string>{"build.toml", "my_op_cuda/op.cu",
-                                                           "torch-ext/my_op/__init__.py"}));
+  EXPECT_EQ(PlannedPaths(*plan),
+            (std::vector<std::string>{".gitignore", "build.toml", "my_op_cuda/op.cu",
+                                      "torch-ext/my_op/__init__.py"}));
+  EXPECT_EQ(plan->files[0].content, "build/\nresults/\n");
   EXPECT_EQ(
-      plan->files[0].content,
+      plan->files[1].content,
       "[general]\nname = \"my-op\"\nversion = 1\n\n[kernel.op]\nsrc = [\"my_op_cuda/op.cu\"]\n");
-  EXPECT_EQ(plan->files[1].content, "// my-op\nnamespace my_op {}\n");
+  EXPECT_EQ(plan->files[2].content, "// my-op\nnamespace my_op {}\n");
 }
 
 TEST_F(ScaffoldTest, WritesEveryPlannedFile) {
@@ -66,6 +68,18 @@ TEST_F(ScaffoldTest, WritesEveryPlannedFile) {
   EXPECT_FALSE(fs.Exists("/work/my-op/kernels.toml.in"));
 }
 
+// An existing .gitignore (a project inside a git repository) is a collision like any file.
+TEST_F(ScaffoldTest, ExistingGitignoreIsKeptWithoutForce) {
+  Put("/work/my-op/.gitignore", "mine\n");
+  Expected<ScaffoldPlan> plan = PlanScaffold(fs, Request());
+  ASSERT_TRUE(plan.ok());
+  const Status s = WriteScaffold(fs, *plan, /*force=*/false);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find(".gitignore"), std::string::npos) << s.error().message;
+  EXPECT_EQ(*fs.Read("/work/my-op/.gitignore"), "mine\n");
+  EXPECT_FALSE(fs.Exists("/work/my-op/build.toml"));
+}
+
 TEST_F(ScaffoldTest, CopiesBinaryFilesVerbatimAndSkipsBuildOutputs) {
   const std::string binary("\x89PNG\0{{oops}}", 12);
   Put("/home/templates/demo/docs/{{python_name}}.png", binary);
@@ -74,9 +88,9 @@ TEST_F(ScaffoldTest, CopiesBinaryFilesVerbatimAndSkipsBuildOutputs) {
   Expected<ScaffoldPlan> plan = PlanScaffold(fs, Request());
   ASSERT_TRUE(plan.ok()) << plan.error().Located();
   EXPECT_EQ(PlannedPaths(*plan),
-            (std::vector<std::string>{"build.toml", "docs/my_op.png", "my_op_cuda/op.cu",
-                                      "torch-ext/my_op/__init__.py"}));
-  EXPECT_EQ(plan->files[1].content, binary);
+            (std::vector<std::string>{".gitignore", "build.toml", "docs/my_op.png",
+                                      "my_op_cuda/op.cu", "torch-ext/my_op/__init__.py"}));
+  EXPECT_EQ(plan->files[2].content, binary);
 }
 
 TEST_F(ScaffoldTest, UnknownPlaceholderInATemplateFileNamesIt) {

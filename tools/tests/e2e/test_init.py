@@ -39,6 +39,7 @@ def test_init_renders_every_file(kbuild, tmp_path, template):
     assert doc["project_dir"] == str(project)
     on_disk = sorted(snapshot(project))
     assert sorted(doc["files"]) == on_disk
+    assert (project / ".gitignore").read_text() == "build/\nresults/\n"
     for required in ("build.toml", "torch-ext/torch_binding.cpp", "torch-ext/my_op/__init__.py"):
         assert required in on_disk, f"{template}: {required} not written"
     for rel in on_disk:
@@ -65,7 +66,7 @@ def test_init_never_overwrites_without_force(kbuild, tmp_path):
 
     result = kbuild("init", "my-op", "--dir", project)
     assert result.returncode == 2, describe(result)
-    assert "file(s) already exist: README.md, " in result.stderr
+    assert "file(s) already exist: .gitignore, README.md, " in result.stderr
     assert "nothing was written; pass --force to overwrite them" in result.stderr
     assert snapshot(project) == before
 

@@ -81,8 +81,8 @@ int RunInit(const InitOptions& options, const GlobalOptions& global) {
 void AddInitCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation) {
   auto* sub = app.add_subcommand(
       "init",
-      "Create a kernel project (build.toml, CUDA sources, torch binding, Python package) "
-      "from a template");
+      "Create a kernel project (build.toml, CUDA sources, torch binding, Python package, a "
+      ".gitignore for build/ and results/) from a template");
   auto options = std::make_shared<InitOptions>();
   sub->add_option("NAME", options->name,
                   "Project name: lowercase letters, digits and dashes, starting with a letter, "

@@ -12,6 +12,9 @@ namespace {
 // How many colliding paths an error names before summarizing the rest.
 constexpr size_t kCollisionsShown = 5;
 
+// Every new project ignores what kbuild writes: build outputs and benchmark results.
+constexpr const char* kProjectGitignore = "build/\nresults/\n";
+
 std::string PythonNameOf(const std::string& name) {
   std::string out = name;
   std::replace(out.begin(), out.end(), '-', '_');
@@ -100,11 +103,13 @@ Expected<ScaffoldPlan> PlanScaffold(const FileSystem& fs, const ScaffoldRequest&
   Expected<std::string> build_toml = RenderBuildToml(fs, request, vars);
   if (!build_toml) return build_toml.error();
   plan.files.push_back({"build.toml", std::move(*build_toml)});
+  plan.files.push_back({".gitignore", kProjectGitignore});
 
   for (const auto& relative : fs.ListFilesRecursive(request.source.dir)) {
     if (relative == kTemplateTomlFile || relative == kKernelsTomlFile || IsGenerated(relative))
       continue;
     if (relative == "build.toml") return TemplateMustNotShipBuildToml(request).error();
+    if (relative == ".gitignore") continue;  // kbuild writes its own
     if (Status s = MustStayInside(relative, request.source); !s) return s.error();
     Expected<std::filesystem::path> target = RenderPath(relative, vars);
     if (!target) return target.error();
