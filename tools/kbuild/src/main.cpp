@@ -7,7 +7,12 @@
 #include <vector>
 
 #include "commands/command.h"
+#include "core/build_lock.h"
+#include "core/command_line.h"
 #include "core/error.h"
+#include "core/paths.h"
+#include "core/report.h"
+#include "core/stop_signal.h"
 #include "core/suggest.h"
 
 namespace {
@@ -19,6 +24,9 @@ constexpr const char* kFooter = R"(Exit codes:
   3  build (compile/link) error
   4  environment problem (no GPU, no nvcc, no torch)
   5  internal error (a bug in kbuild: please report it)
+  6  another kbuild is building, testing or benchmarking this project (build/.kbuild.lock)
+  130, 143  stopped by Ctrl-C (SIGINT) or SIGTERM; the programs kbuild started are stopped too
+With --json, stdout holds exactly one JSON document for every outcome, including these.
 
 Environment:
   KBUILD_TORCH_DIR  torch install (the folder holding include/ and lib/) or its CMake config dir
@@ -34,33 +42,42 @@ std::vector<std::string> CommandNames() {
   return names;
 }
 
-// The first word that is neither an option, an option's value (-C DIR) nor a known command.
-std::optional<std::string> FirstUnknownCommand(int argc, char** argv) {
-  const auto names = CommandNames();
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "-C" || arg == "--project") {
-      ++i;
-      continue;
-    }
-    if (arg.starts_with("-")) continue;
-    if (std::find(names.begin(), names.end(), arg) != names.end()) return std::nullopt;
-    return arg;
+bool HoldsBuildLock(const std::string& command) {
+  for (const auto& c : kb::kCommands) {
+    if (command == c.name) return c.holds_build_lock;
   }
-  return std::nullopt;
+  return false;
+}
+
+// build, test and bench of a project (a folder with build.toml) hold its build lock until
+// they return; elsewhere the command reports what is missing itself.
+int RunLocked(const kb::GlobalOptions& global, const std::string& command, bool json,
+              const std::function<int()>& run) {
+  if (!HoldsBuildLock(command) || !std::filesystem::exists(global.project_dir / "build.toml")) {
+    return run();
+  }
+  auto lock =
+      kb::BuildLock::Acquire(kb::MakeBuildPaths(global.project_dir).build, "kbuild " + command);
+  if (!lock) return kb::Report(command, json).Fail(lock.error());
+  return run();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"kbuild: scaffold, build, test and benchmark CUDA kernels for PyTorch.\n"
-               "Typical flow: kbuild doctor; kbuild init NAME --template rmsnorm; cd NAME; "
-               "kbuild check; kbuild build; kbuild test; kbuild bench",
-               "kbuild"};
+  kb::InstallStopHandlers();
+  CLI::App app{
+      "kbuild: scaffold, build, test and benchmark CUDA kernels for PyTorch.\n"
+      "Typical flow: kbuild doctor; kbuild init NAME --template rmsnorm; cd NAME; "
+      "kbuild check; kbuild build; kbuild test; kbuild bench",
+      "kbuild"};
   app.footer(kFooter);
   kb::GlobalOptions global;
   kb::Invocation invocation;
   kb::ConfigureRootApp(app, global, invocation);
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const bool json = kb::WantsJson(args);
+  const std::string command = kb::CommandNameOf(args, CommandNames());
 
   try {
     app.parse(argc, argv);
@@ -71,9 +88,20 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "kbuild: error: " << e.what() << "\n";
     // An unknown command word is most likely a typo: name the nearest command.
-    if (auto unknown = FirstUnknownCommand(argc, argv)) {
+    const auto unknown = kb::FirstUnknownCommand(args, CommandNames());
+    if (json) {
+      kb::Error error = kb::MakeError(
+          kb::ExitCode::kUsage, e.what(),
+          "run 'kbuild " + (command == "kbuild" ? "" : command + " ") + "--help' for usage");
+      if (unknown) {
+        error.message = "unknown command '" + *unknown + "'";
+        error.hint = kb::SuggestionHint(*unknown, CommandNames());
+      }
+      return kb::Report(command, true).Fail(error);
+    }
+    std::cerr << "kbuild: error: " << e.what() << "\n";
+    if (unknown) {
       std::cerr << "kbuild: error: unknown command '" << *unknown << "'\n";
       std::cerr << "hint: " << kb::SuggestionHint(*unknown, CommandNames()) << "\n";
     }
@@ -81,11 +109,9 @@ int main(int argc, char** argv) {
     return static_cast<int>(kb::ExitCode::kUsage);
   }
   if (!invocation.run) return static_cast<int>(kb::ExitCode::kInternal);
-  try {
-    return invocation.run();
-  } catch (const std::exception& e) {
-    std::cerr << "kbuild: internal error: " << e.what() << "\n"
-              << "hint: this is a bug in kbuild; please report it with the command line.\n";
-    return static_cast<int>(kb::ExitCode::kInternal);
-  }
+  const int code = kb::RunReportingExceptions(
+      command, json, [&] { return RunLocked(global, command, json, invocation.run); });
+  // Every command reports through Report, which turns a stop into 130/143; this covers one
+  // that returned without reporting.
+  return kb::StopSignal() != 0 ? kb::StopExitCode() : code;
 }

@@ -25,7 +25,7 @@ def discover_templates():
 def discover_commands():
     """The subcommands in kbuild's command table (commands/command.h), in order."""
     table = (REPO_ROOT / "tools/kbuild/src/commands/command.h").read_text()
-    return re.findall(r'\{"([a-z-]+)",\s*Add\w+Command\}', table)
+    return re.findall(r'\{"([a-z-]+)",\s*Add\w+Command\b', table)
 
 
 class Kbuild:

@@ -167,8 +167,9 @@ void AddBenchCommand(CLI::App& app, const GlobalOptions& global, Invocation& inv
       "kbuild doctor measured and cached in KBUILD_CACHE_DIR). The harness receives "
       "KBUILD_BENCH_JSON, KBUILD_BENCH_GRAPH, KBUILD_BENCH_WARMUP and KBUILD_BENCH_ITERS.\n"
       "Exit codes: 0 ok, 1 a case failed (incorrect, impossible, crash, timeout) or a "
-      "regression with --compare, 2 bad usage or no benchmarks, 3 compile/link error, 4 no GPU, "
-      "no nvcc or no torch.");
+      "regression with --compare, 2 bad usage or no benchmarks, 3 compile/link error, 4 no GPU "
+      "(checked after compiling, so compile errors show on any machine), no nvcc or no torch, "
+      "6 another kbuild is building this project, 130/143 stopped by Ctrl-C/SIGTERM.");
   sub->callback([&invocation, flags, &global] {
     invocation.run = [flags, &global] { return RunBenchCommand(global, *flags); };
   });

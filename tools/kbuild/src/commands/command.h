@@ -24,6 +24,7 @@ using AddCommandFn = void (*)(CLI::App& app, const GlobalOptions& global, Invoca
 struct CommandEntry {
   const char* name;
   AddCommandFn add;
+  bool holds_build_lock = false;  // runs the project's Ninja tree: one at a time (build_lock.h)
 };
 
 void AddInitCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
@@ -38,9 +39,9 @@ void AddSkillCommand(CLI::App& app, const GlobalOptions& global, Invocation& inv
 inline constexpr CommandEntry kCommands[] = {
     {"init", AddInitCommand},
     {"check", AddCheckCommand},
-    {"build", AddBuildCommand},
-    {"test", AddTestCommand},
-    {"bench", AddBenchCommand},
+    {"build", AddBuildCommand, true},
+    {"test", AddTestCommand, true},
+    {"bench", AddBenchCommand, true},
     {"doctor", AddDoctorCommand},
     {"skill", AddSkillCommand},
 };

@@ -93,7 +93,9 @@ void AddTestCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
       "build/test-results/test-<timestamp>.jsonl (the harness records).\n"
       "Environment: KBUILD_SEED changes the base seed of the random inputs.\n"
       "Exit codes: 0 all passed, 1 a case failed (incl. crash, timeout, sanitizer errors), "
-      "2 bad build.toml or no tests, 3 compile/link error, 4 no GPU, no nvcc or no torch.");
+      "2 bad build.toml or no tests, 3 compile/link error, 4 no GPU (checked after compiling, "
+      "so compile errors show on any machine), no nvcc or no torch, 6 another kbuild is "
+      "building this project, 130/143 stopped by Ctrl-C/SIGTERM.");
   sub->callback([&invocation, flags, &global] {
     invocation.run = [flags, &global] { return RunTestCommand(global, *flags); };
   });

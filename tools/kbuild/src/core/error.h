@@ -17,6 +17,7 @@ enum class ExitCode : int {
   kBuildError = 3,    // compile or link error
   kEnvironment = 4,   // no GPU, no nvcc, no torch, ...
   kInternal = 5,      // a bug in kbuild
+  kBusy = 6,          // another kbuild holds this project's build lock (build_lock.h)
 };
 
 struct Error {

@@ -2,7 +2,35 @@
 
 #include <iostream>
 
+#include "core/process_outcome.h"
+#include "core/stop_signal.h"
+
 namespace kb {
+
+namespace {
+
+Error StoppedError() {
+  return MakeError(
+      static_cast<ExitCode>(StopExitCode()),
+      "stopped by " + SignalName(StopSignal()) + "; kbuild ended the programs it had started",
+      "run the command again: the next run picks up where this one stopped");
+}
+
+}  // namespace
+
+std::string JsonText(const nlohmann::json& doc) {
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+int RunReportingExceptions(const std::string& command, bool json, const std::function<int()>& run) {
+  try {
+    return run();
+  } catch (const std::exception& e) {
+    return Report(command, json)
+        .Fail(MakeError(ExitCode::kInternal, std::string("internal error: ") + e.what(),
+                        "this is a bug in kbuild; please report it with the command line"));
+  }
+}
 
 void Report::Line(const std::string& text) const {
   if (!json_) std::cout << text << "\n";
@@ -37,7 +65,8 @@ nlohmann::json ErrorToJson(const Error& error) {
   return j;
 }
 
-int Report::Fail(const Error& error) {
+int Report::Fail(const Error& given) {
+  const Error error = StopSignal() != 0 ? StoppedError() : given;
   if (json_) {
     nlohmann::json doc = data_;
     doc["command"] = command_;
@@ -45,7 +74,7 @@ int Report::Fail(const Error& error) {
     doc["exit_code"] = static_cast<int>(error.code);
     doc["error"] = ErrorToJson(error);
     doc["warnings"] = warnings_;
-    std::cout << doc.dump(2) << "\n";
+    std::cout << JsonText(doc) << "\n";
   } else {
     std::cerr << FormatErrorForHumans(error);
   }
@@ -53,13 +82,14 @@ int Report::Fail(const Error& error) {
 }
 
 int Report::Finish(ExitCode code) {
+  if (StopSignal() != 0) return Fail(StoppedError());
   if (json_) {
     nlohmann::json doc = data_;
     doc["command"] = command_;
     doc["ok"] = code == ExitCode::kOk;
     doc["exit_code"] = static_cast<int>(code);
     doc["warnings"] = warnings_;
-    std::cout << doc.dump(2) << "\n";
+    std::cout << JsonText(doc) << "\n";
   }
   return static_cast<int>(code);
 }

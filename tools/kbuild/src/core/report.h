@@ -3,6 +3,7 @@
 // references/kbuild-output.md). Every command ends through Report::Finish.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -24,7 +25,8 @@ class Report {
   // The command-specific JSON payload (merged into the document).
   nlohmann::json& data() { return data_; }
 
-  // Prints the error (or the JSON document) and returns the exit code.
+  // Prints the error (or the JSON document) and returns the exit code. After SIGINT or
+  // SIGTERM (stop_signal.h) both report that stop instead, with exit code 130 or 143.
   int Fail(const Error& error);
   int Finish(ExitCode code = ExitCode::kOk);
 
@@ -34,6 +36,14 @@ class Report {
   nlohmann::json data_ = nlohmann::json::object();
   nlohmann::json warnings_ = nlohmann::json::array();
 };
+
+// Runs a command; an exception that escapes it (a bug) still ends as one error report,
+// exit 5, so --json always prints a document.
+int RunReportingExceptions(const std::string& command, bool json, const std::function<int()>& run);
+
+// The document as text. Strings that are not valid UTF-8 (a compiler's Latin-1 message, a
+// path) get U+FFFD for each bad byte instead of making nlohmann::json throw.
+std::string JsonText(const nlohmann::json& doc);
 
 // "kbuild: error: file:line:col: message" + detail + "hint: ..." for humans.
 std::string FormatErrorForHumans(const Error& error);

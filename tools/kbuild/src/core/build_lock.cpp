@@ -1,0 +1,99 @@
+#include "core/build_lock.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <sstream>
+
+#include "core/results_writer.h"
+
+namespace kb {
+
+namespace {
+
+// The holder's "key=value" lines; empty while the holder has not written them yet.
+std::map<std::string, std::string> ReadHolder(int fd) {
+  std::string text;
+  char buf[512];
+  ssize_t n;
+  off_t offset = 0;
+  while ((n = pread(fd, buf, sizeof(buf), offset)) > 0) {
+    text.append(buf, static_cast<size_t>(n));
+    offset += n;
+  }
+  std::map<std::string, std::string> fields;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t eq = line.find('=');
+    if (eq != std::string::npos) fields[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return fields;
+}
+
+Error BusyError(const std::map<std::string, std::string>& holder,
+                const std::filesystem::path& lock_path) {
+  std::string who = "another kbuild";
+  if (holder.count("pid")) {
+    const std::string started = holder.count("started") ? holder.at("started") : "";
+    // The clock time is enough to recognize a run; the date is in the file.
+    const std::string time = started.size() > 11 ? started.substr(11) : started;
+    who += " (pid " + holder.at("pid") + ", '" + holder.at("command") + "', started " + time + ")";
+  }
+  Error e = MakeError(ExitCode::kBusy, who + " is building this project",
+                      "wait for it or stop it; the lock is released when it exits");
+  e.path = lock_path.string();
+  return e;
+}
+
+}  // namespace
+
+Expected<BuildLock> BuildLock::Acquire(const std::filesystem::path& build_dir,
+                                       const std::string& command) {
+  const std::filesystem::path lock_path = build_dir / kBuildLockFile;
+  std::error_code ec;
+  std::filesystem::create_directories(build_dir, ec);
+  // O_NOFOLLOW: a symlink planted as the lock must not make kbuild write elsewhere.
+  // O_CLOEXEC: children (ninja, a daemon they leave) must not keep the lock alive.
+  const int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    const int err = errno;
+    Error e = MakeError(ExitCode::kEnvironment,
+                        std::string("cannot open the build lock: ") + std::strerror(err),
+                        err == ELOOP ? "it is a symbolic link: remove it"
+                                     : "check that the project's build/ folder is writable");
+    e.path = lock_path.string();
+    return e;
+  }
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    Error e = BusyError(ReadHolder(fd), lock_path);
+    close(fd);
+    return e;
+  }
+  const std::string holder = "pid=" + std::to_string(getpid()) + "\ncommand=" + command +
+                             "\nstarted=" + IsoLocalTime() + "\n";
+  // When this write fails the lock still holds; only the holder's description is missing.
+  const bool described = ftruncate(fd, 0) == 0 && pwrite(fd, holder.data(), holder.size(), 0) > 0;
+  (void)described;
+  return BuildLock(fd);
+}
+
+BuildLock::BuildLock(BuildLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+
+BuildLock& BuildLock::operator=(BuildLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+BuildLock::~BuildLock() {
+  if (fd_ >= 0) close(fd_);  // closing drops the flock
+}
+
+}  // namespace kb

@@ -1,0 +1,36 @@
+// One build per project at a time: kbuild build, test and bench hold an
+// exclusive flock on build/.kbuild.lock for their whole run, so two of them
+// never drive the same Ninja tree or overwrite each other's results. The kernel
+// drops a flock when its holder dies, so a stale lock never blocks; the file's
+// text (pid, command, start time) only names the holder in the message.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "core/error.h"
+
+namespace kb {
+
+class BuildLock {
+ public:
+  // Takes the lock (creating build_dir if needed), or fails at once with
+  // ExitCode::kBusy naming the holder.
+  static Expected<BuildLock> Acquire(const std::filesystem::path& build_dir,
+                                     const std::string& command);
+
+  BuildLock(BuildLock&& other) noexcept;
+  BuildLock& operator=(BuildLock&& other) noexcept;
+  BuildLock(const BuildLock&) = delete;
+  BuildLock& operator=(const BuildLock&) = delete;
+  ~BuildLock();
+
+ private:
+  explicit BuildLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+// The lock file inside a project's build folder.
+inline constexpr const char* kBuildLockFile = ".kbuild.lock";
+
+}  // namespace kb

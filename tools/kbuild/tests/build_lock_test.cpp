@@ -1,0 +1,71 @@
+// BuildLock on a real file: a second holder is refused with the first one's
+// pid, command and start time; releasing the first lets the next one in.
+#include "core/build_lock.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace kb {
+namespace {
+
+class BuildLockTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("kbuild-lock-test-" + std::to_string(getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(BuildLockTest, SecondHolderIsRefusedWithTheFirstOnesName) {
+  auto first = BuildLock::Acquire(dir_ / "build", "kbuild test");
+  ASSERT_TRUE(first.ok()) << first.error().Located();
+  auto second = BuildLock::Acquire(dir_ / "build", "kbuild build");
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.error().code, ExitCode::kBusy);
+  const std::string& message = second.error().message;
+  EXPECT_EQ(message.rfind(
+                "another kbuild (pid " + std::to_string(getpid()) + ", 'kbuild test', started ", 0),
+            0u)
+      << message;
+  EXPECT_NE(message.find(") is building this project"), std::string::npos) << message;
+  EXPECT_EQ(second.error().path, (dir_ / "build" / ".kbuild.lock").string());
+  EXPECT_NE(second.error().hint.find("wait for it or stop it"), std::string::npos);
+}
+
+TEST_F(BuildLockTest, ReleasedLockLetsTheNextOneIn) {
+  {
+    auto first = BuildLock::Acquire(dir_ / "build", "kbuild test");
+    ASSERT_TRUE(first.ok());
+  }
+  auto second = BuildLock::Acquire(dir_ / "build", "kbuild bench");
+  ASSERT_TRUE(second.ok()) << second.error().Located();
+  std::ifstream file(dir_ / "build" / ".kbuild.lock");
+  std::string first_line;
+  std::getline(file, first_line);
+  EXPECT_EQ(first_line, "pid=" + std::to_string(getpid()));
+}
+
+// A symlink planted as the lock file must not redirect kbuild's write.
+TEST_F(BuildLockTest, SymlinkedLockFileIsRefused) {
+  std::filesystem::create_directories(dir_ / "build");
+  std::ofstream(dir_ / "elsewhere") << "keep\n";
+  std::filesystem::create_symlink(dir_ / "elsewhere", dir_ / "build" / ".kbuild.lock");
+  auto lock = BuildLock::Acquire(dir_ / "build", "kbuild build");
+  ASSERT_FALSE(lock.ok());
+  EXPECT_NE(lock.error().hint.find("symbolic link"), std::string::npos) << lock.error().hint;
+  std::ifstream kept(dir_ / "elsewhere");
+  std::string text;
+  std::getline(kept, text);
+  EXPECT_EQ(text, "keep");
+}
+
+}  // namespace
+}  // namespace kb
