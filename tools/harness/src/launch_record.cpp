@@ -68,11 +68,12 @@ std::string StackLaunchingObject() {
 }
 
 // The host function's object when the params carry one (dladdr finds hidden
-// symbols too), else the caller found on the stack.
+// symbols too), else the caller found on the stack. A kernel handle (CUDA 13)
+// is no host function: it resolves to nothing, or to the CUDA libraries.
 std::string RuntimeLaunchObject(const RuntimeLaunch& launch, const void* params) {
   const void* const* fields = static_cast<const void* const*>(params);
-  if (std::string object = ObjectOf(fields[launch.function_first ? 0 : 1]); !object.empty())
-    return object;
+  const std::string object = ObjectOf(fields[launch.function_first ? 0 : 1]);
+  if (!object.empty() && !IsCudaPlumbing(object)) return object;
   return StackLaunchingObject();
 }
 

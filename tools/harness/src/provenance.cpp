@@ -18,15 +18,6 @@ std::string BaseName(std::string_view path) {
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
-// Objects that sit between a launch call and its callback: never the launcher.
-bool IsCudaPlumbing(const std::string& object) {
-  const std::string name = BaseName(object);
-  for (const char* prefix : {"libcupti.", "libcuda.", "libcudart."}) {
-    if (name.starts_with(prefix)) return true;
-  }
-  return false;
-}
-
 // "void ns::f<int>(float*, int)" -> "ns::f<int>": drops the parameter list
 // and the return type that templates carry.
 std::string WithoutSignature(std::string name) {
@@ -45,6 +36,14 @@ std::string WithoutSignature(std::string name) {
 }
 
 }  // namespace
+
+bool IsCudaPlumbing(const std::string& object) {
+  const std::string name = BaseName(object);
+  for (const char* prefix : {"libcupti.", "libcuda.", "libcudart."}) {
+    if (name.starts_with(prefix)) return true;
+  }
+  return false;
+}
 
 std::string ShortKernelName(std::string_view mangled) {
   std::string name(mangled);

@@ -54,6 +54,14 @@ TEST(Provenance, LaunchingObjectIsTheFirstFrameBelowTheCudaLibraries) {
   EXPECT_EQ(LaunchingObject({"./tests", "libcupti.so.13"}), "");
 }
 
+TEST(Provenance, CudaPlumbingIsTheRuntimeDriverAndCupti) {
+  EXPECT_TRUE(IsCudaPlumbing("/usr/local/cuda/lib64/libcudart.so.13"));
+  EXPECT_TRUE(IsCudaPlumbing("/usr/local/nvidia/lib64/libcuda.so.1"));
+  EXPECT_TRUE(IsCudaPlumbing("libcupti.so.13"));
+  EXPECT_FALSE(IsCudaPlumbing("/torch/lib/libcublasLt.so.13"));
+  EXPECT_FALSE(IsCudaPlumbing("/p/build/cmake/_rmsnorm_cuda_1a2b.so"));
+}
+
 TEST(Provenance, SameFileComparesRealPaths) {
   const auto dir = std::filesystem::temp_directory_path() / "kb_provenance_test";
   std::filesystem::create_directories(dir / "sub");

@@ -32,6 +32,8 @@ std::string ShortKernelName(std::string_view mangled);
 
 // The shared object holding `address` (a host function), or "" (dladdr).
 std::string ObjectOf(const void* address);
+// libcupti, libcuda, libcudart: they carry launches, they never own the kernel.
+bool IsCudaPlumbing(const std::string& object);
 // Among the objects of a call stack, innermost first, the one that asked for
 // a launch: the first after the CUDA runtime, driver and CUPTI frames that
 // deliver the launch callback. "" when every frame is one of those.
