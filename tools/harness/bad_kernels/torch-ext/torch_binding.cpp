@@ -1,5 +1,6 @@
 // Registers the correct ops (rms_norm, copy), one op per deliberate flaw
-// (rms_norm_<flaw>, same schema as rms_norm), and two ops with copy's schema
+// (rms_norm_<flaw>, same schema as rms_norm; rms_norm_delegates_to_aten calls
+// at::rms_norm instead of a kernel of this project), and two ops with copy's schema
 // that fault (crash_illegal_address) or never finish (hang).
 #include "torch_binding.h"
 
@@ -75,6 +76,12 @@ void RmsNormBenchCheat(at::Tensor& out, const at::Tensor& x, double eps) {
         "rms_norm bench cheat");
 }
 
+// Correct values, but from ATen's kernels: none of this project's ran.
+void RmsNormDelegatesToAten(at::Tensor& out, const at::Tensor& x, double eps) {
+  CheckArgs(out, x);
+  out.copy_(at::rms_norm(x, {x.size(1)}, std::nullopt, eps));
+}
+
 }  // namespace
 
 void rms_norm(at::Tensor& out, const at::Tensor& x, double eps) {
@@ -99,7 +106,8 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   for (const char* name :
        {"rms_norm", "rms_norm_skips_last", "rms_norm_misses_tail", "rms_norm_shared_race",
         "rms_norm_nan", "rms_norm_writes_input", "rms_norm_reads_past_end", "rms_norm_side_stream",
-        "rms_norm_memoized", "rms_norm_degrades", "rms_norm_nan_large"}) {
+        "rms_norm_memoized", "rms_norm_delegates_to_aten", "rms_norm_degrades",
+        "rms_norm_nan_large"}) {
     ops.def((std::string(name) + schema).c_str());
   }
   ops.impl("rms_norm", c10::kCUDA, &rms_norm);
@@ -111,6 +119,7 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.impl("rms_norm_reads_past_end", c10::kCUDA, &RmsNormWith<Flaw::kReadsPastEnd>);
   ops.impl("rms_norm_side_stream", c10::kCUDA, &RmsNormWith<Flaw::kSideStream>);
   ops.impl("rms_norm_memoized", c10::kCUDA, &RmsNormMemoized);
+  ops.impl("rms_norm_delegates_to_aten", c10::kCUDA, &RmsNormDelegatesToAten);
   ops.impl("rms_norm_degrades", c10::kCUDA,
            &RmsNormBenchCheat<bad_kernels::LaunchRmsNormDegrades>);
   ops.impl("rms_norm_nan_large", c10::kCUDA,
