@@ -47,6 +47,8 @@ if(NOT KBUILD_HARNESS_CORE_ONLY)
     ${KBUILD_HARNESS_DIR}/src/launch_record.cpp
     ${KBUILD_HARNESS_DIR}/src/cuda_sync.cpp
     ${KBUILD_HARNESS_DIR}/src/trial.cpp
+    ${KBUILD_HARNESS_DIR}/src/chunked_compare.cpp
+    ${KBUILD_HARNESS_DIR}/src/huge_case_memory.cpp
     ${KBUILD_HARNESS_DIR}/src/check_op.cpp
     ${KBUILD_HARNESS_DIR}/src/device_compare.cpp
     ${KBUILD_HARNESS_DIR}/src/bench_value_check.cpp

@@ -19,6 +19,25 @@ std::vector<std::int64_t> ContiguousStrides(const std::vector<std::int64_t>& sha
   return strides;
 }
 
+// Above this many elements, values are drawn a slab of rows at a time so the
+// host never holds a float64 copy of a huge tensor (2^31 elements: 17 GB).
+constexpr std::int64_t kRandomChunkElements = std::int64_t{1} << 26;
+
+// randn x magnitude, drawn in float64 and rounded once to the view's dtype.
+void FillRandom(at::Tensor& view, double magnitude, at::Generator& generator) {
+  const auto doubles = at::TensorOptions().dtype(at::kDouble);
+  if (view.numel() <= kRandomChunkElements || view.dim() == 0) {
+    view.copy_((at::randn(view.sizes(), generator, doubles) * magnitude).to(view.scalar_type()));
+    return;
+  }
+  const std::int64_t row_numel = std::max<std::int64_t>(view.numel() / view.size(0), 1);
+  const std::int64_t rows = std::max<std::int64_t>(kRandomChunkElements / row_numel, 1);
+  for (std::int64_t start = 0; start < view.size(0); start += rows) {
+    at::Tensor slab = view.narrow(0, start, std::min(rows, view.size(0) - start));
+    slab.copy_((at::randn(slab.sizes(), generator, doubles) * magnitude).to(view.scalar_type()));
+  }
+}
+
 }  // namespace
 
 at::Tensor PoisonedCpuBuffer(std::int64_t count, at::ScalarType dtype, bool guard) {
@@ -71,9 +90,7 @@ at::Tensor ArgFactory::Make(at::IntArrayRef shape_ref, std::optional<at::ScalarT
   if (role == Role::kOutput) {
     view.copy_(PoisonedCpuBuffer(view.numel(), dtype).view(shape));  // same dtype: bits kept
   } else {
-    at::Tensor values =
-        at::randn(shape, generator_, at::TensorOptions().dtype(at::kDouble)).to(dtype);
-    view.copy_(values);
+    FillRandom(view, role == Role::kParam ? 1.0 : case_.magnitude, generator_);
   }
   made_.push_back({base, view, role});
   return view;

@@ -1,6 +1,37 @@
 #include "kbuild/harness/case.h"
 
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
+
+#include <cstdio>
+#include <limits>
+
 namespace kb::harness {
+
+namespace {
+
+std::int64_t NumElements(const std::vector<std::int64_t>& shape) {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) n *= d;
+  return n;
+}
+
+// "1e-4", "1e3", "4.09e3", "2.13e37": short enough for a case name.
+std::string MagnitudeText(double magnitude) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2e", magnitude);  // "1.00e-04"
+  const std::string s = text;
+  const std::size_t e = s.find('e');
+  std::string mantissa = s.substr(0, e);
+  while (mantissa.back() == '0') mantissa.pop_back();
+  if (mantissa.back() == '.') mantissa.pop_back();
+  const bool negative = s[e + 1] == '-';
+  std::string exponent = s.substr(e + 2);
+  while (exponent.size() > 1 && exponent[0] == '0') exponent.erase(0, 1);
+  return mantissa + "e" + (negative ? "-" : "") + exponent;
+}
+
+}  // namespace
 
 DType ToDType(at::ScalarType type) {
   switch (type) {
@@ -23,6 +54,7 @@ std::vector<std::string> Case::Flags() const {
   if (non_contiguous) flags.push_back("non_contiguous");
   if (expects_rejection) flags.push_back("expects_rejection");
   if (correctness_only) flags.push_back("correctness_only");
+  if (huge) flags.push_back("huge");
   return flags;
 }
 
@@ -34,6 +66,7 @@ std::string Case::Name() const {
   DType d = ToDType(dtype);
   name +=
       " " + (d == DType::kOther ? std::string(c10::toString(dtype)) : std::string(DTypeName(d)));
+  if (magnitude != 1.0) name += " x" + MagnitudeText(magnitude);
   for (const std::string& flag : Flags()) name += " " + flag;
   return name;
 }
@@ -50,6 +83,8 @@ std::vector<Case> MakeCases(const std::vector<std::vector<std::int64_t>>& shapes
       c.non_contiguous = flags.non_contiguous;
       c.expects_rejection = flags.expects_rejection;
       c.correctness_only = flags.correctness_only;
+      c.magnitude = flags.magnitude;
+      c.huge = flags.huge || NumElements(shape) >= kHugeElements;
       cases.push_back(c);
     }
   }
@@ -58,6 +93,38 @@ std::vector<Case> MakeCases(const std::vector<std::vector<std::int64_t>>& shapes
 
 std::vector<std::vector<std::int64_t>> EdgeRowShapes() {
   return {{1, 1}, {1, 4096}, {7, 33}, {3, 4097}, {5, 1025}, {19, 111}, {64, 4096}};
+}
+
+double NearMaxMagnitude(at::ScalarType dtype) {
+  switch (dtype) {
+    case at::kHalf:
+      return static_cast<double>(std::numeric_limits<c10::Half>::max()) / 16;
+    case at::kBFloat16:
+      return static_cast<double>(std::numeric_limits<c10::BFloat16>::max()) / 16;
+    case at::kFloat:
+      return static_cast<double>(std::numeric_limits<float>::max()) / 16;
+    default:
+      return std::numeric_limits<double>::max() / 16;
+  }
+}
+
+std::vector<Case> NearMaxCases(const std::vector<std::vector<std::int64_t>>& shapes,
+                               const std::vector<at::ScalarType>& dtypes, CaseFlags flags) {
+  std::vector<Case> cases;
+  for (at::ScalarType dtype : dtypes) {
+    flags.magnitude = NearMaxMagnitude(dtype);
+    for (Case& c : MakeCases(shapes, {dtype}, flags)) cases.push_back(c);
+  }
+  return cases;
+}
+
+std::vector<std::vector<std::int64_t>> ManyRowShapes() { return {{65537, 64}, {70001, 33}}; }
+
+std::vector<std::vector<std::int64_t>> HugeShapes() { return {{(1 << 21) + 1, 1024}}; }
+
+std::int64_t HugeCaseDeviceBytes(const Case& c) {
+  const std::int64_t element_size = static_cast<std::int64_t>(c10::elementSize(c.dtype));
+  return NumElements(c.shape) * (2 * element_size + 40);
 }
 
 }  // namespace kb::harness

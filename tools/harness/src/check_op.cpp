@@ -4,6 +4,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "huge_case_memory.h"
 #include "kbuild/harness/cuda_sync.h"
 #include "kbuild/harness/launch_record.h"
 #include "kbuild/harness/physics.h"
@@ -45,8 +46,15 @@ void JudgeProvenance(const OpSpec& spec, TestRecord* r) {
 TestRecord CheckCase(const OpSpec& spec, const OpHandle& op, const Case& c,
                      std::uint64_t case_seed) {
   TestRecord r = NewRecord(spec, c);
+  if (c.huge) {
+    r.message = HugeCaseSkipReason(spec.device, c);
+    r.skipped = !r.message.empty();
+    if (r.skipped) return r;
+  }
+  // A huge case's trial takes tens of seconds: one is enough for indexing bugs.
+  const int trials = c.huge ? 1 : std::max(spec.trials, 1);
   std::vector<std::pair<std::int64_t, at::ScalarType>> returned;
-  for (int trial = 0; trial < std::max(spec.trials, 1); ++trial) {
+  for (int trial = 0; trial < trials; ++trial) {
     r.seed = case_seed + static_cast<std::uint64_t>(trial);
     r.trials = trial + 1;
     std::optional<LaunchRecorder> recorder;  // the first trial's op call; not on CPU
@@ -87,14 +95,17 @@ bool OpReport::passed() const {
 std::string OpReport::Describe() const {
   std::ostringstream out;
   for (const TestRecord& r : records) {
-    out << (r.passed() ? "PASS " : "FAIL ") << r.op << " [" << r.case_name << "] max_abs "
-        << r.max_abs_error << " rel_l2 " << r.rel_l2_error << " (atol " << r.tolerance.atol
-        << " rtol " << r.tolerance.rtol << ") trials " << r.trials << " seed " << r.seed << "\n";
+    out << (r.skipped    ? "SKIP "
+            : r.passed() ? "PASS "
+                         : "FAIL ")
+        << r.op << " [" << r.case_name << "] max_abs " << r.max_abs_error << " rel_l2 "
+        << r.rel_l2_error << " (atol " << r.tolerance.atol << " rtol " << r.tolerance.rtol
+        << ") trials " << r.trials << " seed " << r.seed << "\n";
   }
   for (const TestRecord& r : records) {
-    if (!r.passed())
-      out << r.op << " [" << r.case_name << "] " << FailReasonName(r.reason) << ": " << r.message
-          << "\n";
+    if (!r.passed() || r.skipped)
+      out << r.op << " [" << r.case_name << "] "
+          << (r.skipped ? "skipped" : FailReasonName(r.reason)) << ": " << r.message << "\n";
   }
   if (records.empty()) out << "no cases were checked\n";
   return out.str();

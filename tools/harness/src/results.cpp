@@ -45,7 +45,7 @@ nlohmann::json ToJson(const TestRecord& r) {
       {"shape", r.shape},
       {"dtype", r.dtype},
       {"flags", r.flags},
-      {"verdict", r.passed() ? "pass" : "fail"},
+      {"verdict", r.skipped ? "skip" : r.passed() ? "pass" : "fail"},
       {"reason", FailReasonName(r.reason)},
       {"message", r.message},
       {"trials", r.trials},

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "chunked_compare.h"
 #include "kbuild/harness/cuda_sync.h"
 
 namespace kb::harness {
@@ -43,7 +44,8 @@ std::string ShapeText(at::IntArrayRef shape) {
   return out.str();
 }
 
-// The args the reference sees: pre-call values in float64 on the host.
+// The args the reference sees: pre-call values as float64 copies on the op's
+// device (huge cases never round-trip through the host; docs/harness.md).
 Args ReferenceArgs(const Args& args, const ArgFactory& factory) {
   Args ref;
   for (const c10::IValue& arg : args) {
@@ -53,12 +55,16 @@ Args ReferenceArgs(const Args& args, const ArgFactory& factory) {
     }
     at::Tensor t = arg.toTensor();
     const MadeTensor* made = factory.Find(t);
-    at::Tensor copy = HostCopy(t);
-    if (at::isFloatingType(copy.scalar_type())) copy = copy.to(at::kDouble);
+    const at::ScalarType type = at::isFloatingType(t.scalar_type()) ? at::kDouble : t.scalar_type();
+    at::Tensor copy = t.to(type, /*non_blocking=*/false, /*copy=*/true).contiguous();
     if (made && made->role == Role::kOutput) copy.zero_();
     ref.push_back(copy);
   }
   return ref;
+}
+
+double ValueAt(const at::Tensor& t, std::int64_t flat) {
+  return t.reshape({-1})[flat].item<double>();
 }
 
 struct Compared {
@@ -212,9 +218,12 @@ TrialOutcome RunTrial(const OpSpec& spec, const OpHandle& op, const Case& c, std
   try {
     wanted = spec.reference(ref_args);
   } catch (const std::exception& e) {
-    return Fail(FailReason::kSpecError, "the reference threw: " + FirstLine(e.what()) +
-                                            "\nhint: fix the test's reference function");
+    return Fail(FailReason::kSpecError,
+                "the reference threw: " + FirstLine(e.what()) +
+                    "\nhint: fix the test's reference function; its args are float64 tensors on "
+                    "the op's device, so make new tensors with the args' options");
   }
+  ref_args.clear();  // huge cases: free the float64 copies before comparing
   if (wanted.size() != compared.size()) {
     return Fail(FailReason::kSpecError,
                 "the reference returned " + std::to_string(wanted.size()) + " tensors for " +
@@ -224,24 +233,25 @@ TrialOutcome RunTrial(const OpSpec& spec, const OpHandle& op, const Case& c, std
   }
   for (std::size_t k = 0; k < compared.size(); ++k) {
     const std::string& label = compared[k].label;
-    at::Tensor got = seen[k].to(at::kDouble).contiguous();
-    at::Tensor want = HostCopy(wanted[k]).to(at::kDouble).contiguous();
+    // The device values equal seen[k]: the late-write check above proved it.
+    const at::Tensor& got = compared[k].device_view;
+    const at::Tensor want = wanted[k].to(got.device(), at::kDouble);
+    wanted[k] = at::Tensor();
     if (got.sizes() != want.sizes()) {
       return Fail(FailReason::kMismatch, label + " has shape " + ShapeText(got.sizes()) +
                                              ", the reference " + ShapeText(want.sizes()) +
                                              "\nhint: check the output shape in the binding");
     }
-    const std::size_t n = static_cast<std::size_t>(got.numel());
-    ErrorStats stats =
-        CompareValues({got.data_ptr<double>(), n}, {want.data_ptr<double>(), n}, tolerance);
+    const std::int64_t n = got.numel();
+    ErrorStats stats = CompareInChunks(got, want, tolerance);
     outcome.worst.max_abs_error = std::max(outcome.worst.max_abs_error, stats.max_abs_error);
     outcome.worst.rel_l2_error = std::max(outcome.worst.rel_l2_error, stats.rel_l2_error);
     std::ostringstream msg;
     if (stats.nonfinite > 0) {
       const std::int64_t i = stats.first_nonfinite;
       msg << stats.nonfinite << " elements of " << label << " are NaN/Inf where the reference is "
-          << "not (first at " << IndexText(i, got.sizes()) << ": got " << got.data_ptr<double>()[i]
-          << ", want " << want.data_ptr<double>()[i]
+          << "not (first at " << IndexText(i, got.sizes()) << ": got " << ValueAt(seen[k], i)
+          << ", want " << ValueAt(want, i)
           << ")\nhint: look for reads past the end (the harness surrounds inputs with NaN), "
              "division by zero, or overflow in fp16/bf16 accumulation";
       outcome.reason = FailReason::kNonFinite;

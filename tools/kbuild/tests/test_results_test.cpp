@@ -31,6 +31,19 @@ TEST(TestResults, ParsesOneRecordPerLine) {
   EXPECT_EQ(parsed.cases[1].reason, "unwritten");
 }
 
+// A huge case the device has no memory for: neither passed nor failed.
+TEST(TestResults, SkipVerdictIsASkippedCase) {
+  const std::string skip =
+      R"({"schema": "kbuild-harness-test/1", "test": "rms_norm", "case": "2097153x1024 bf16 huge", )"
+      R"("verdict": "skip", "reason": "", "message": "this case needs about 94.5 GB"})";
+  const auto parsed = ParseTestJsonLines(skip + "\n", "Rms.Huge");
+  ASSERT_EQ(parsed.cases.size(), 1u);
+  EXPECT_TRUE(parsed.cases[0].skipped);
+  EXPECT_FALSE(parsed.cases[0].passed);
+  EXPECT_EQ(parsed.cases[0].reason, "");
+  EXPECT_EQ(Summarize(parsed.cases, 1).skipped, 1);
+}
+
 // A crash mid-write leaves a partial last line: keep the complete records.
 TEST(TestResults, TruncatedLastLineAfterACrashIsNotAnError) {
   const std::string text = std::string(kPass) + "\n" + std::string(kFail).substr(0, 60);

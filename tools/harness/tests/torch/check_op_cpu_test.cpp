@@ -96,6 +96,14 @@ TEST(CheckOpCpu, SkippedLastElementIsUnwritten) {
             "1 of 231 elements of 'out' were never written (first at [6, 32])");
 }
 
+// Right at magnitude 1 (eps is a 1e-6 nudge), off by ~10x at kTinyMagnitude.
+TEST(CheckOpCpu, TinyInputsCatchANormThatIgnoresEps) {
+  ExpectOpPasses(RmsNormSpec("ignores_eps", MakeCases({{7, 33}, {3, 4097}}, {at::kFloat})));
+  ExpectOpFails(RmsNormSpec("ignores_eps", MakeCases({{7, 33}, {3, 4097}}, {at::kFloat},
+                                                     {.magnitude = kTinyMagnitude})),
+                {FailReason::kMismatch});
+}
+
 TEST(CheckOpCpu, NaNFails) {
   OpReport report = CheckOp(RmsNormSpec("nan", MakeCases({{3, 8}}, {at::kFloat})));
   ASSERT_EQ(OnlyFailure(report), FailReason::kNonFinite);

@@ -15,10 +15,10 @@
 namespace kb::harness {
 
 enum class Role {
-  kInput,    // read only; follows the case layout; must be unchanged afterwards
-  kParam,    // read only; always plain contiguous (weights, biases)
+  kInput,    // read only; follows the case layout and magnitude; must be unchanged afterwards
+  kParam,    // read only; always plain contiguous, magnitude ~1 (weights, biases)
   kOutput,   // written by the op; poisoned before the call; compared
-  kInPlace,  // random, updated by the op; compared (e.g. residual in fused add+norm)
+  kInPlace,  // random (case magnitude), updated by the op; compared (e.g. residual in fused add+norm)
 };
 
 struct MadeTensor {

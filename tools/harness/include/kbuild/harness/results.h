@@ -51,6 +51,9 @@ struct TestRecord {
   std::int64_t unwritten = 0;
   std::int64_t first_unwritten = -1;
   Provenance provenance;  // kernels the first trial's op call launched
+  // Not run (a huge case on a device without the memory): the reason is in
+  // `message`, the verdict "skip". Counts as passed: nothing failed.
+  bool skipped = false;
   bool passed() const { return reason == FailReason::kNone; }
 };
 nlohmann::json ToJson(const TestRecord& record);
