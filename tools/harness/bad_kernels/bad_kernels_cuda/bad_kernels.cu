@@ -7,26 +7,13 @@
 #include <tuple>
 
 #include "bad_kernels.h"
+#include "block_reduce.cuh"
 
 namespace bad_kernels {
 
 namespace {
 
 constexpr int kThreads = 256;
-
-// Sum over the block. Without barriers, warps read partial sums other warps
-// have not written yet: the classic missing-__syncthreads race.
-__device__ float BlockSum(float value, float* partial, bool barriers) {
-  for (int offset = 16; offset > 0; offset >>= 1)
-    value += __shfl_xor_sync(0xffffffffu, value, offset);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (lane == 0) partial[warp] = value;
-  if (barriers) __syncthreads();
-  value = lane < blockDim.x / 32 ? partial[lane] : 0.f;
-  for (int offset = 16; offset > 0; offset >>= 1)
-    value += __shfl_xor_sync(0xffffffffu, value, offset);
-  return value;
-}
 
 template <Flaw F>
 __global__ void RmsNormKernel(float* out, float* x, int64_t rows, int64_t hidden, float eps) {

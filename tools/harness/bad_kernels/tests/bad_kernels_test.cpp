@@ -4,11 +4,10 @@
 
 #include "copy_spec.h"
 #include "kbuild/harness/op_test.h"
+#include "rms_norm_spec.h"
 
 namespace {
 
-using kb::harness::ArgFactory;
-using kb::harness::Args;
 using kb::harness::FailReason;
 using kb::harness::OpSpec;
 
@@ -18,20 +17,10 @@ std::vector<std::vector<int64_t>> Shapes() {
 }
 
 OpSpec RmsNormSpec(const std::string& op) {
-  OpSpec spec;
-  spec.op = kb::harness::ProjectOp(op);
-  spec.cases = kb::harness::MakeCases(Shapes(), {at::kFloat});
+  auto cases = kb::harness::MakeCases(Shapes(), {at::kFloat});
   for (auto& c : kb::harness::MakeCases({{7, 33}}, {at::kFloat}, {.offset_view = true}))
-    spec.cases.push_back(c);
-  spec.make_args = [](ArgFactory& f) {
-    const auto& s = f.test_case().shape;
-    return Args{f.Output(s), f.Input(s), 1e-6};
-  };
-  spec.reference = [](const Args& a) {
-    const at::Tensor x = a[1].toTensor();
-    return std::vector<at::Tensor>{x * at::rsqrt(x.pow(2).mean(-1, true) + a[2].toDouble())};
-  };
-  return spec;
+    cases.push_back(c);
+  return bad_kernels_tests::RmsNormSpec(op, std::move(cases));
 }
 
 KB_OP_TEST(GoodKernels, RmsNormPasses, RmsNormSpec("rms_norm"));

@@ -1,7 +1,8 @@
 // Registers the correct ops (rms_norm, copy), one op per deliberate flaw
 // (rms_norm_<flaw>, same schema as rms_norm; rms_norm_delegates_to_aten calls
 // at::rms_norm instead of a kernel of this project), and two ops with copy's schema
-// that fault (crash_illegal_address) or never finish (hang).
+// that fault (crash_illegal_address) or never finish (hang); rms_norm and
+// softmax ops wrong only on one input class each (input_cheats.h).
 #include "torch_binding.h"
 
 #include <ATen/cuda/CUDAContext.h>
@@ -10,6 +11,7 @@
 #include "../bad_kernels_cuda/bad_kernels.h"
 #include "../bad_kernels_cuda/bench_cheats.h"
 #include "../bad_kernels_cuda/faults.h"
+#include "../bad_kernels_cuda/input_cheats.h"
 #include "registration.h"
 
 namespace {
@@ -82,6 +84,23 @@ void RmsNormDelegatesToAten(at::Tensor& out, const at::Tensor& x, double eps) {
   out.copy_(at::rms_norm(x, {x.size(1)}, std::nullopt, eps));
 }
 
+template <bad_kernels::InputFlaw F>
+void RmsNormInputFlaw(at::Tensor& out, const at::Tensor& x, double eps) {
+  CheckArgs(out, x);
+  Check(bad_kernels::LaunchRmsNormInputFlaw(F, out.data_ptr<float>(), x.data_ptr<float>(),
+                                            x.size(0), x.size(1), static_cast<float>(eps),
+                                            at::cuda::getCurrentCUDAStream()),
+        "rms_norm");
+}
+
+template <bool Stable>
+void Softmax(at::Tensor& out, const at::Tensor& x) {
+  CheckArgs(out, x);
+  Check(bad_kernels::LaunchSoftmax(Stable, out.data_ptr<float>(), x.data_ptr<float>(), x.size(0),
+                                   x.size(1), at::cuda::getCurrentCUDAStream()),
+        "softmax");
+}
+
 }  // namespace
 
 void rms_norm(at::Tensor& out, const at::Tensor& x, double eps) {
@@ -119,6 +138,19 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.impl("rms_norm_reads_past_end", c10::kCUDA, &RmsNormWith<Flaw::kReadsPastEnd>);
   ops.impl("rms_norm_side_stream", c10::kCUDA, &RmsNormWith<Flaw::kSideStream>);
   ops.impl("rms_norm_memoized", c10::kCUDA, &RmsNormMemoized);
+  // Wrong only on one input class each (tests/input_classes_test.cpp).
+  for (const char* name : {"rms_norm_ignores_eps", "rms_norm_rows_65535", "rms_norm_int32_index"})
+    ops.def((std::string(name) + schema).c_str());
+  ops.impl("rms_norm_ignores_eps", c10::kCUDA,
+           &RmsNormInputFlaw<bad_kernels::InputFlaw::kIgnoresEps>);
+  ops.impl("rms_norm_rows_65535", c10::kCUDA,
+           &RmsNormInputFlaw<bad_kernels::InputFlaw::kRowsOnGridY>);
+  ops.impl("rms_norm_int32_index", c10::kCUDA,
+           &RmsNormInputFlaw<bad_kernels::InputFlaw::kInt32Index>);
+  ops.def("softmax(Tensor(a!) out, Tensor x) -> ()");
+  ops.impl("softmax", c10::kCUDA, &Softmax<true>);
+  ops.def("softmax_unstable(Tensor(a!) out, Tensor x) -> ()");
+  ops.impl("softmax_unstable", c10::kCUDA, &Softmax<false>);
   ops.impl("rms_norm_delegates_to_aten", c10::kCUDA, &RmsNormDelegatesToAten);
   ops.impl("rms_norm_degrades", c10::kCUDA,
            &RmsNormBenchCheat<bad_kernels::LaunchRmsNormDegrades>);
