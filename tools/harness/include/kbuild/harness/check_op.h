@@ -7,7 +7,7 @@
 //     auto& s = f.test_case().shape;
 //     return kb::harness::Args{f.Output(s), f.Input(s), f.Param({s[1]}), 1e-6};
 //   };
-//   spec.reference = [](const kb::harness::Args& a) {  // float64 CPU copies
+//   spec.reference = [](const kb::harness::Args& a) {  // float64, op's device
 //     auto x = a[1].toTensor();
 //     return std::vector<at::Tensor>{x * at::rsqrt(x.pow(2).mean(-1, true) + a[3].toDouble()) *
 //     a[2].toTensor()};
@@ -40,9 +40,11 @@ struct OpSpec {
   // The op's full argument list for one trial; tensors come from the factory.
   std::function<Args(ArgFactory&)> make_args;
   // Gets the args as they were before the call: floating tensors as float64
-  // contiguous CPU copies, outputs zero-filled. Returns the expected values
-  // of the compared tensors: Output and InPlace args in argument order, then
-  // the tensors the op returns.
+  // contiguous copies on the op's device, outputs zero-filled. Returns the
+  // expected values of the compared tensors: Output and InPlace args in
+  // argument order, then the tensors the op returns. Write it
+  // device-agnostically: make new tensors from the args (x.new_zeros({n}),
+  // at::zeros({n}, x.options())), never at::zeros({n}), which is on the CPU.
   std::function<std::vector<at::Tensor>(const Args&)> reference;
   int trials = 3;
   at::Device device = at::kCUDA;
