@@ -52,7 +52,7 @@ TEST(CMakeGen, KernelObjectsCompileForSm90aWithoutTorchHeaders) {
   const std::string text = Render(FakeConfig(), {});
   const std::string kernel = Section(text, "add_library(kbuild_kernel_my_op OBJECT");
   ASSERT_FALSE(kernel.empty()) << text;
-  EXPECT_NE(kernel.find("\"/p/my_op_cuda/my_op.cu\""), std::string::npos);
+  EXPECT_NE(kernel.find("[[/p/my_op_cuda/my_op.cu]]"), std::string::npos);
   EXPECT_EQ(kernel.find("my_op.cuh"), std::string::npos) << "headers are not compiled";
   EXPECT_NE(kernel.find("-gencode=arch=compute_90a,code=sm_90a"), std::string::npos);
   EXPECT_NE(kernel.find("$<$<COMPILE_LANGUAGE:CUDA>:-O3>"), std::string::npos);
@@ -61,27 +61,27 @@ TEST(CMakeGen, KernelObjectsCompileForSm90aWithoutTorchHeaders) {
   EXPECT_EQ(kernel.find("--use_fast_math"), std::string::npos);
   EXPECT_EQ(kernel.find("/venv/torch"), std::string::npos) << "no torch include dirs on .cu";
   EXPECT_EQ(kernel.find("kbuild_torch"), std::string::npos);
-  EXPECT_NE(kernel.find("\"/p/include\""), std::string::npos);
+  EXPECT_NE(kernel.find("[[/p/include]]"), std::string::npos);
 }
 
 TEST(CMakeGen, BindingGetsTorchAndLinksIntoNamespacedLibrary) {
   const std::string text = Render(FakeConfig(), {});
   EXPECT_NE(text.find("project(my_op LANGUAGES CXX CUDA)"), std::string::npos);
   EXPECT_EQ(text.find("find_package(Torch"), std::string::npos);
-  EXPECT_NE(text.find("\"/venv/torch/include\"\n  \"/venv/torch/include/torch/csrc/api/include\""),
+  EXPECT_NE(text.find("[[/venv/torch/include]]\n  [[/venv/torch/include/torch/csrc/api/include]]"),
             std::string::npos);
   EXPECT_NE(text.find("_GLIBCXX_USE_CXX11_ABI=1"), std::string::npos);
-  EXPECT_NE(text.find("\"/venv/torch/lib/libtorch_cuda.so\""), std::string::npos);
+  EXPECT_NE(text.find("[[/venv/torch/lib/libtorch_cuda.so]]"), std::string::npos);
   EXPECT_NE(text.find("CUDA::cudart"), std::string::npos);
   const std::string ops = Section(text, "add_library(kbuild_ops SHARED");
   EXPECT_NE(
-      ops.find("\"/p/torch-ext/torch_binding.cpp\"\n  $<TARGET_OBJECTS:kbuild_kernel_my_op>)"),
+      ops.find("[[/p/torch-ext/torch_binding.cpp]]\n  $<TARGET_OBJECTS:kbuild_kernel_my_op>)"),
       std::string::npos)
       << ops;
   EXPECT_EQ(ops.find("torch_binding.h"), std::string::npos);
   EXPECT_NE(ops.find("OUTPUT_NAME \"_my_op_cuda_0123abcd\""), std::string::npos);
-  EXPECT_NE(ops.find("BUILD_RPATH \"/venv/torch/lib\""), std::string::npos);
-  EXPECT_NE(ops.find("\"/p/build/cmake/include\""), std::string::npos);
+  EXPECT_NE(ops.find("BUILD_RPATH [[/venv/torch/lib]]"), std::string::npos);
+  EXPECT_NE(ops.find("[[/p/build/cmake/include]]"), std::string::npos);
   EXPECT_NE(ops.find("TORCH_EXTENSION_NAME=_my_op_cuda_0123abcd"), std::string::npos);
   EXPECT_NE(ops.find("-fPIC -O2"), std::string::npos);
   EXPECT_NE(ops.find("target_link_libraries(kbuild_ops PRIVATE kbuild_torch)"), std::string::npos);
@@ -104,8 +104,8 @@ TEST(CMakeGen, ArchOverrideAndDebugAndCcache) {
   EXPECT_NE(text.find("$<$<COMPILE_LANGUAGE:CUDA>:-G>"), std::string::npos);
   EXPECT_EQ(text.find("-lineinfo"), std::string::npos);
   EXPECT_NE(text.find("-fPIC -O0 -g"), std::string::npos);
-  EXPECT_NE(text.find("set(CMAKE_CUDA_COMPILER_LAUNCHER \"/usr/bin/ccache\")"), std::string::npos);
-  EXPECT_NE(text.find("set(CMAKE_CXX_COMPILER_LAUNCHER \"/usr/bin/ccache\")"), std::string::npos);
+  EXPECT_NE(text.find("set(CMAKE_CUDA_COMPILER_LAUNCHER [[/usr/bin/ccache]])"), std::string::npos);
+  EXPECT_NE(text.find("set(CMAKE_CXX_COMPILER_LAUNCHER [[/usr/bin/ccache]])"), std::string::npos);
 }
 
 TEST(CMakeGen, InvalidCapabilityNamesTheKernel) {
@@ -141,13 +141,43 @@ TEST(CMakeGen, TestAndBenchmarkTargetsOnlyWithHarnessAndSources) {
   (void)fs.Write("/kb/tools/harness/harness.cmake", "");
   (void)fs.Write("/p/benchmarks/bench_my_op.cpp", "");
   const std::string text = Render(FakeConfig(), o, fs);
-  EXPECT_NE(text.find("include(\"/kb/tools/harness/harness.cmake\")"), std::string::npos);
-  EXPECT_NE(text.find("add_executable(kbuild_tests\n  \"/p/tests/test_my_op.cpp\")"),
+  EXPECT_NE(text.find("include([[/kb/tools/harness/harness.cmake]])"), std::string::npos);
+  EXPECT_NE(text.find("add_executable(kbuild_tests\n  [[/p/tests/test_my_op.cpp]])"),
             std::string::npos);
   EXPECT_NE(text.find("GTest::gtest GTest::gtest_main kbuild_harness kbuild_torch)\nkbuild_harness_link_ops(kbuild_tests kbuild_ops)"),
             std::string::npos);
   EXPECT_NE(text.find("benchmark::benchmark kbuild_harness kbuild_torch)\nkbuild_harness_link_ops(kbuild_benchmarks kbuild_ops)"),
             std::string::npos);
+}
+
+// File names are hostile: CMake must see the exact name, never a variable.
+TEST(CMakeGen, NastyFileNamesReachCMakeLiterally) {
+  ProjectConfig config = FakeConfig();
+  config.kernels[0].src = {"k/a b$ENV{HOME}${X}\"q.cu", "k/x]]y].cu"};
+  const std::string kernel = Section(Render(config, {}), "add_library(kbuild_kernel_my_op OBJECT");
+  EXPECT_NE(kernel.find("[[/p/k/a b$ENV{HOME}${X}\"q.cu]]"), std::string::npos) << kernel;
+  EXPECT_NE(kernel.find("[=[/p/k/x]]y].cu]=]"), std::string::npos) << kernel;
+}
+
+TEST(CMakeGen, NameCMakeCannotCarryIsRefused) {
+  ProjectConfig config = FakeConfig();
+  config.root = "/home/u/a;b";
+  auto plan = PlanFromConfig(config, MemoryFileSystem(), FakeTorch(), "_my_op_cuda_0123abcd",
+                             "/p/build/cmake/include", {});
+  ASSERT_TRUE(plan.ok());
+  auto text = RenderCMakeLists(*plan);
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.error().code, ExitCode::kUsage);
+  EXPECT_NE(text.error().message.find("'/home/u/a;b/my_op_cuda/my_op.cu'"), std::string::npos)
+      << text.error().message;
+  EXPECT_NE(text.error().message.find("';'"), std::string::npos);
+}
+
+TEST(CMakeGen, OpsLibraryRefusesUndefinedSymbols) {
+  const std::string text = Render(FakeConfig(), {});
+  EXPECT_NE(text.find("target_link_options(kbuild_ops PRIVATE \"LINKER:--no-undefined\")"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace

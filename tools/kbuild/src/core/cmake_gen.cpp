@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "core/cmake_quote.h"
 #include "core/variant.h"
 
 namespace kb {
@@ -11,8 +12,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A CMake quoted argument: backslash, quote and ${...} must stay literal;
-// $<...> generator expressions must stay live, so a lone '$' is not escaped.
+// A CMake quoted argument for flags: backslash, quote and ${...} must stay
+// literal; $<...> generator expressions must stay live, so a lone '$' is not
+// escaped. Paths go through CMakeBracket, which keeps everything literal.
 std::string Quote(const std::string& text) {
   std::string out = "\"";
   for (size_t i = 0; i < text.size(); ++i) {
@@ -27,7 +29,7 @@ std::string Quote(const std::string& text) {
 
 std::string QuoteList(const std::vector<fs::path>& paths, const std::string& indent) {
   std::string out;
-  for (const auto& p : paths) out += "\n" + indent + Quote(p.generic_string());
+  for (const auto& p : paths) out += "\n" + indent + CMakeBracket(p.generic_string());
   return out;
 }
 
@@ -91,11 +93,11 @@ void RenderTorchTarget(const CMakePlan& plan, std::ostringstream& out) {
       << plan.torch.found_by << ").\n"
       << "set(KBUILD_TORCH_INCLUDE_DIRS"
       << QuoteList({plan.torch.IncludeDir(), plan.torch.ApiIncludeDir()}, "  ") << ")\n"
-      << "set(KBUILD_TORCH_LIBRARY_DIR " << Quote(lib.generic_string()) << ")\n"
+      << "set(KBUILD_TORCH_LIBRARY_DIR " << CMakeBracket(lib.generic_string()) << ")\n"
       << "set(KBUILD_TORCH_LIBRARIES";
   for (const char* name :
        {"libc10.so", "libtorch.so", "libtorch_cpu.so", "libtorch_cuda.so", "libc10_cuda.so"}) {
-    out << "\n  " << Quote((lib / name).generic_string());
+    out << "\n  " << CMakeBracket((lib / name).generic_string());
   }
   out << ")\n"
       << "add_library(kbuild_torch INTERFACE)\n"
@@ -133,21 +135,25 @@ void RenderOpsLibrary(const CMakePlan& plan, std::ostringstream& out) {
   out << ")\n"
       << "set_target_properties(" << kOpsTarget << " PROPERTIES PREFIX \"\" SUFFIX \".so\"\n"
       << "  OUTPUT_NAME " << Quote(plan.op_namespace) << "\n"
-      << "  BUILD_RPATH " << Quote(plan.torch.LibDir().generic_string()) << "\n"
-      << "  INSTALL_RPATH " << Quote(plan.torch.LibDir().generic_string()) << ")\n"
+      << "  BUILD_RPATH " << CMakeBracket(plan.torch.LibDir().generic_string()) << "\n"
+      << "  INSTALL_RPATH " << CMakeBracket(plan.torch.LibDir().generic_string()) << ")\n"
       << "target_include_directories(" << kOpsTarget << " PRIVATE" << QuoteList(includes, "  ")
       << ")\n"
       << "target_compile_definitions(" << kOpsTarget
       << " PRIVATE TORCH_EXTENSION_NAME=" << plan.op_namespace << ")\n"
       << "target_compile_options(" << kOpsTarget << " PRIVATE -fPIC "
       << (plan.debug ? "-O0 -g" : "-O2") << ")\n"
-      << "target_link_libraries(" << kOpsTarget << " PRIVATE kbuild_torch)\n\n";
+      << "target_link_libraries(" << kOpsTarget
+      << " PRIVATE kbuild_torch)\n"
+      // A launcher declared but never defined must fail the build here, naming
+      // the symbol, not when torch.ops.load_library opens the library.
+      << "target_link_options(" << kOpsTarget << " PRIVATE \"LINKER:--no-undefined\")\n\n";
 }
 
 void RenderHarnessTargets(const CMakePlan& plan, std::ostringstream& out) {
   if (!plan.harness_cmake || (plan.test_sources.empty() && plan.benchmark_sources.empty())) return;
   out << "# Tests and benchmarks (built by kbuild test / kbuild bench, not by kbuild build).\n"
-      << "include(" << Quote(plan.harness_cmake->generic_string()) << ")\n";
+      << "include(" << CMakeBracket(plan.harness_cmake->generic_string()) << ")\n";
   if (!plan.test_sources.empty()) {
     out << "find_package(GTest REQUIRED)\n"
         << "add_executable(" << kTestsTarget << QuoteList(plan.test_sources, "  ") << ")\n"
@@ -170,6 +176,37 @@ void RenderHarnessTargets(const CMakePlan& plan, std::ostringstream& out) {
         << " PRIVATE TORCH_EXTENSION_NAME=" << plan.op_namespace << ")\n";
   }
   out << "\n";
+}
+
+// Every path the plan writes into CMakeLists.txt, for CheckPathsCMakeCanCarry.
+std::vector<fs::path> PlannedPaths(const CMakePlan& plan) {
+  std::vector<fs::path> out = {plan.generated_include_dir, plan.torch.torch_dir,
+                               plan.torch.IncludeDir(), plan.torch.ApiIncludeDir(),
+                               plan.torch.LibDir()};
+  for (const auto& k : plan.kernels) {
+    out.insert(out.end(), k.sources.begin(), k.sources.end());
+    out.insert(out.end(), k.include_dirs.begin(), k.include_dirs.end());
+  }
+  for (const auto* list : {&plan.binding_sources, &plan.binding_include_dirs, &plan.test_sources,
+                           &plan.benchmark_sources}) {
+    out.insert(out.end(), list->begin(), list->end());
+  }
+  if (plan.ccache) out.push_back(*plan.ccache);
+  if (plan.harness_cmake) out.push_back(*plan.harness_cmake);
+  return out;
+}
+
+// build.toml entries were checked where they are written; this also covers
+// the project folder itself, tests/ and benchmarks/ files, and torch's paths.
+Status CheckPathsCMakeCanCarry(const CMakePlan& plan) {
+  for (const auto& p : PlannedPaths(plan)) {
+    const std::string text = p.generic_string();
+    if (auto reason = CMakeUnsupportedPathReason(text)) {
+      return MakeError(ExitCode::kUsage, "cannot build from '" + text + "': it contains " + *reason,
+                       "rename the file or folder: the generated CMake cannot name it exactly");
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -230,6 +267,7 @@ Expected<CMakePlan> PlanFromConfig(const ProjectConfig& config, const FileSystem
 }
 
 Expected<std::string> RenderCMakeLists(const CMakePlan& plan) {
+  if (Status carried = CheckPathsCMakeCanCarry(plan); !carried) return carried.error();
   std::ostringstream out;
   out << "# Generated by kbuild from build.toml; rewritten by every kbuild build. Do not edit.\n"
       << "cmake_minimum_required(VERSION 3.22)\n"
@@ -239,8 +277,10 @@ Expected<std::string> RenderCMakeLists(const CMakePlan& plan) {
       << "# Targets come from the -gencode flags below, not from CMake's arch list.\n"
       << "set(CMAKE_CUDA_ARCHITECTURES OFF)\n";
   if (plan.ccache) {
-    out << "set(CMAKE_CUDA_COMPILER_LAUNCHER " << Quote(plan.ccache->generic_string()) << ")\n"
-        << "set(CMAKE_CXX_COMPILER_LAUNCHER " << Quote(plan.ccache->generic_string()) << ")\n";
+    out << "set(CMAKE_CUDA_COMPILER_LAUNCHER " << CMakeBracket(plan.ccache->generic_string())
+        << ")\n"
+        << "set(CMAKE_CXX_COMPILER_LAUNCHER " << CMakeBracket(plan.ccache->generic_string())
+        << ")\n";
   }
   out << "find_package(CUDAToolkit REQUIRED)\n\n";
   RenderTorchTarget(plan, out);
