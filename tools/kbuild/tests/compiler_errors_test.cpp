@@ -56,7 +56,32 @@ TEST(CompilerErrors, LinkerUndefinedReference) {
   auto d = FirstCompilerError(kLdOutput);
   ASSERT_TRUE(d.has_value());
   EXPECT_EQ(d->kind, CompilerDiagnostic::Kind::kLink);
-  EXPECT_EQ(d->message, "undefined reference to `LaunchScale(float const*, long)'");
+  EXPECT_EQ(d->message,
+            "undefined symbol 'LaunchScale(float const*, long)', referenced by "
+            "torch_binding.cpp.o in scale(at::Tensor const&)");
+}
+
+TEST(CompilerErrors, LinkerMangledSymbolWithDebugLineIsDemangledAndLocated) {
+  auto d = FirstCompilerError(
+      "/usr/bin/ld: CMakeFiles/kbuild_ops.dir/b.cpp.o: in function `_Z5scaleRKN2at6TensorE':\n"
+      "/p/torch-ext/b.cpp:12: undefined reference to `_Z11LaunchScalePKfl'\n");
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->file, "/p/torch-ext/b.cpp");
+  EXPECT_EQ(d->line, 12);
+  EXPECT_EQ(d->message,
+            "undefined symbol 'LaunchScale(float const*, long)', referenced by b.cpp.o in "
+            "scale(at::Tensor const&)");
+}
+
+TEST(CompilerErrors, LldUndefinedSymbolNamesTheObject) {
+  auto d = FirstCompilerError(
+      "ld.lld: error: undefined symbol: LaunchScale(float const*, long)\n"
+      ">>> referenced by torch_binding.cpp\n"
+      ">>>               CMakeFiles/kbuild_ops.dir/torch_binding.cpp.o:(scale(at::Tensor "
+      "const&))\n");
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->kind, CompilerDiagnostic::Kind::kLink);
+  EXPECT_EQ(d->message, "undefined symbol 'LaunchScale(float const*, long)'");
 }
 
 TEST(CompilerErrors, ToolErrorsAndCleanOutput) {
@@ -93,7 +118,10 @@ TEST(CompilerErrors, TorchHeaderInKernelSourceGetsItsOwnHint) {
 
 TEST(CompilerErrors, LinkErrorHintNamesBuildToml) {
   const Error e = BuildError(*FirstCompilerError(kLdOutput), MemoryFileSystem(), "/p", "log");
-  EXPECT_EQ(e.Located(), "undefined reference to `LaunchScale(float const*, long)'");
+  EXPECT_EQ(e.code, ExitCode::kBuildError);
+  EXPECT_EQ(e.Located(),
+            "undefined symbol 'LaunchScale(float const*, long)', referenced by "
+            "torch_binding.cpp.o in scale(at::Tensor const&)");
   EXPECT_NE(e.hint.find("[kernel.*] src in build.toml"), std::string::npos);
 }
 

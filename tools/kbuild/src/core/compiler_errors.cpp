@@ -1,5 +1,9 @@
 #include "core/compiler_errors.h"
 
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <memory>
 #include <regex>
 #include <sstream>
 #include <vector>
@@ -40,12 +44,50 @@ void TakeGccEcho(const std::vector<std::string>& lines, size_t i, CompilerDiagno
   d.source_line = echoed.substr(bar + 3);
 }
 
+// "_Z3fooi" -> "foo(int)"; anything else as it is (ld usually demangles).
+std::string Demangled(const std::string& symbol) {
+  if (!symbol.starts_with("_Z")) return symbol;
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> out(
+      abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && out ? std::string(out.get()) : symbol;
+}
+
+// GNU ld: "x.cpp.o: in function `f':" then "[file:line: | x.cpp:(.text+0x5): ]undefined
+// reference to `sym'"; lld: "error: undefined symbol: sym".
+std::optional<CompilerDiagnostic> UndefinedSymbol(const std::vector<std::string>& lines, size_t i) {
+  static const std::regex gnu(R"(^(?:([^:]+):(\d+): )?.*undefined reference to [`'](.*)'$)");
+  static const std::regex lld(R"(error: undefined symbol: (.*)$)");
+  static const std::regex in_function(R"(^(?:.*?: )?(\S+\.o): in function [`'](.*)':$)");
+  std::smatch m;
+  CompilerDiagnostic d;
+  d.kind = CompilerDiagnostic::Kind::kLink;
+  std::string object, function;
+  if (std::regex_search(lines[i], m, gnu)) {
+    d.message = "undefined symbol '" + Demangled(m[3]) + "'";
+    if (m[1].matched) {  // "file:line:" when the object has debug info
+      d.file = m[1];
+      d.line = std::stoi(m[2]);
+    }
+    if (i > 0 && std::regex_match(lines[i - 1], m, in_function)) {
+      object = m[1];
+      function = Demangled(m[2]);
+    }
+  } else if (std::regex_search(lines[i], m, lld)) {
+    d.message = "undefined symbol '" + Demangled(m[1]) + "'";
+  } else {
+    return std::nullopt;
+  }
+  if (!object.empty()) d.message += ", referenced by " + fs::path(object).filename().string();
+  if (!function.empty()) d.message += " in " + function;
+  return d;
+}
+
 }  // namespace
 
 std::optional<CompilerDiagnostic> FirstCompilerError(const std::string& output) {
   static const std::regex gcc(R"(^(.+?):(\d+):(\d+): (?:fatal )?error: (.*)$)");
   static const std::regex nvcc(R"(^(.+?)\((\d+)\): (?:catastrophic )?error(?: #\S+)?: (.*)$)");
-  static const std::regex undefined(R"(undefined reference to (.*)$)");
   static const std::regex tool(R"(^(ptxas|nvcc|nvlink) (?:fatal|error)\s*: (.*)$)");
   const std::vector<std::string> lines = SplitLines(output);
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -67,11 +109,7 @@ std::optional<CompilerDiagnostic> FirstCompilerError(const std::string& output) 
       TakeNvccEcho(lines, i, d);
       return d;
     }
-    if (std::regex_search(line, m, undefined)) {
-      d.kind = CompilerDiagnostic::Kind::kLink;
-      d.message = "undefined reference to " + m[1].str();
-      return d;
-    }
+    if (auto link = UndefinedSymbol(lines, i)) return link;
     if (std::regex_match(line, m, tool)) {
       d.kind = CompilerDiagnostic::Kind::kTool;
       d.message = m[1].str() + ": " + m[2].str();
