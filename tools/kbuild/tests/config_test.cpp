@@ -271,6 +271,35 @@ TEST(Config, EmptySrc) {
               "list at least one file, e.g. src = [\"rmsnorm_cuda/rmsnorm.cu\"]");
 }
 
+// Sources stay in the project: kbuild compiles them with the user's rights.
+TEST(Config, SourcesAndIncludesOutsideTheProjectAreRefused) {
+  ExpectError(OnlyError(Edit("\"rmsnorm_cuda/rmsnorm.cu\"]", "\"/etc/shadow.cu\"]")),
+              "build.toml:13:8: 'src' entry '/etc/shadow.cu' in [kernel.rmsnorm] is an absolute "
+              "path",
+              "paths are relative to the project directory and stay inside it");
+  ExpectError(OnlyError(Edit("\"rmsnorm_cuda/rmsnorm.cu\"]", "\"a/../../x.cu\"]")),
+              "build.toml:13:8: 'src' entry 'a/../../x.cu' in [kernel.rmsnorm] leads outside the "
+              "project directory",
+              "kbuild compiles only the project's own files: move the file into the project and "
+              "list it relative to build.toml");
+  EXPECT_TRUE(Errors(Edit("\"rmsnorm_cuda/rmsnorm.cu\"]", "\"a/../rmsnorm.cu\"]")).empty());
+  EXPECT_EQ(OnlyError(Edit("[torch]\n", "[torch]\ninclude = [\"../shared\"]\n")).Located(),
+            "build.toml:8:12: 'include' entry '../shared' in [torch] leads outside the project "
+            "directory");
+  EXPECT_EQ(OnlyError(Edit("cuda-capabilities", "include = [\"/usr/include\"]\ncuda-capabilities"))
+                .Located(),
+            "build.toml:14:12: 'include' entry '/usr/include' in [kernel.rmsnorm] is an absolute "
+            "path");
+}
+
+TEST(Config, NamesTheGeneratedCMakeCannotCarryAreRefused) {
+  ExpectError(OnlyError(Edit("rmsnorm_cuda/rmsnorm.cu", "k/a;b.cu")),
+              "build.toml:13:8: 'src' entry 'k/a;b.cu' in [kernel.rmsnorm] contains a ';' (CMake "
+              "splits lists at it)",
+              "rename the file: the generated CMake cannot name it exactly");
+  EXPECT_TRUE(Errors(Edit("rmsnorm_cuda/rmsnorm.cu", "k/a b$ENV{HOME}${X}.cu")).empty());
+}
+
 TEST(Config, BadVersionString) {
   const Error e = OnlyError(Edit("[torch]", "[torch]\nminver = \"two\""));
   ExpectError(e, "build.toml:8:10: invalid version 'two' for 'minver' in [torch]",

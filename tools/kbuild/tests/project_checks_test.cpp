@@ -98,6 +98,71 @@ TEST_F(ProjectChecksTest, MissingSourceListsTheFolderWhenNothingIsClose) {
               "files in 'rms_norm_cuda/': rms_norm_cuda/rms_norm.cu, rms_norm_cuda/zz.cuh");
 }
 
+// A listed source must be a regular file reached without a symlink: a link may
+// lead anywhere on the disk, and a FIFO would hang the scan.
+TEST_F(ProjectChecksTest, SymlinkedSourceIsRefusedWhereItIsListed) {
+  ASSERT_TRUE(fs_.Remove("proj/rms_norm_cuda/rms_norm.cuh").ok());
+  fs_.PlantSymlink("proj/rms_norm_cuda/rms_norm.cuh", "/etc/passwd");
+  const Error e = OnlyFileError();
+  EXPECT_EQ(e.Located(),
+            "proj/build.toml:13:37: source file 'rms_norm_cuda/rms_norm.cuh' in "
+            "[kernel.rmsnorm] is a symlink");
+  EXPECT_NE(e.hint.find("outside"), std::string::npos) << e.hint;
+}
+
+TEST_F(ProjectChecksTest, SourceUnderASymlinkedFolderIsRefused) {
+  ASSERT_TRUE(fs_.Remove("proj/rms_norm_cuda").ok());
+  fs_.PlantSymlink("proj/rms_norm_cuda", "/home/someone/else");
+  std::vector<Error> errors = FileErrors();
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0].Located(),
+            "proj/build.toml:13:8: source file 'rms_norm_cuda/rms_norm.cu' in [kernel.rmsnorm] "
+            "lies under the symlink 'rms_norm_cuda'");
+}
+
+TEST_F(ProjectChecksTest, FifoOrDirectoryAsSourceIsRefusedWithoutReadingIt) {
+  ASSERT_TRUE(fs_.Remove("proj/rms_norm_cuda/rms_norm.cu").ok());
+  fs_.PlantSpecialFile("proj/rms_norm_cuda/rms_norm.cu");
+  ASSERT_TRUE(fs_.Remove("proj/rms_norm_cuda/rms_norm.cuh").ok());
+  Put("rms_norm_cuda/rms_norm.cuh/inner.cuh", "");
+  std::vector<Error> errors = FileErrors();
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0].Located(),
+            "proj/build.toml:13:8: source file 'rms_norm_cuda/rms_norm.cu' in [kernel.rmsnorm] "
+            "is not a regular file (a FIFO, device or socket)");
+  EXPECT_EQ(errors[1].Located(),
+            "proj/build.toml:13:37: source file 'rms_norm_cuda/rms_norm.cuh' in "
+            "[kernel.rmsnorm] is a directory");
+}
+
+// kernel-builder copies only listed files: an included, unlisted header
+// compiles here and breaks the Hub build.
+TEST_F(ProjectChecksTest, IncludedProjectHeaderMustBeListed) {
+  Put("rms_norm_cuda/rms_norm.cuh",
+      "#pragma once\n#include <cuda_runtime.h>\n// #include \"commented.cuh\"\n"
+      "#include \"common/overlap.cuh\"\n#include \"not_there.cuh\"\n");
+  Put("rms_norm_cuda/common/overlap.cuh", "#pragma once\n");
+  const Error e = OnlyFileError();
+  EXPECT_EQ(e.Located(),
+            "proj/rms_norm_cuda/rms_norm.cuh:4:1: 'rms_norm_cuda/common/overlap.cuh' is included "
+            "but not listed in [kernel.rmsnorm] src");
+  EXPECT_EQ(e.hint,
+            "add \"rms_norm_cuda/common/overlap.cuh\" to src in [kernel.rmsnorm]: the Hub build "
+            "copies only listed files");
+}
+
+TEST_F(ProjectChecksTest, IncludeFoundThroughTheKernelsIncludeFolder) {
+  std::string toml = kBuildToml;
+  toml += "include = [\"shared\"]\n";
+  Put("build.toml", toml);
+  Put("rms_norm_cuda/rms_norm.cu", "#include <vec.cuh>\n#include \"rms_norm.cuh\"\n");
+  Put("shared/vec.cuh", "#pragma once\n");
+  const Error e = OnlyFileError();
+  EXPECT_EQ(e.Located(),
+            "proj/rms_norm_cuda/rms_norm.cu:1:1: 'shared/vec.cuh' is included but not listed in "
+            "[kernel.rmsnorm] src");
+}
+
 TEST_F(ProjectChecksTest, TorchHeaderInKernelSource) {
   Put("rms_norm_cuda/rms_norm.cu", "#include <cuda_bf16.h>\n  #include <ATen/ATen.h>\n");
   const Error e = OnlyFileError();

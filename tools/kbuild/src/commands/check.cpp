@@ -17,9 +17,16 @@ constexpr const char* kCheckHelp = R"(What is checked:
                [kernel.<name>], per backend); value types; required keys; the
                project name (lowercase letters, digits, dashes; starts with a
                letter); kernel names; backends; cuda-capabilities as "MAJOR.MINOR"
-               (e.g. "9.0"; 9.0 is built as sm_90a); versions like "2.8".
-  files        every src and include path exists; kernel sources (.cu .cuh .h .hpp)
-               include no torch headers (torch/, ATen/, c10/); no pybind11 anywhere;
+               (e.g. "9.0"; 9.0 is built as sm_90a); versions like "2.8"; src and
+               include paths are relative, stay inside the project (no '..' out
+               of it) and hold no ';', '\', "$<" or line breaks.
+  files        every src is a regular file and every include a folder, reached
+               without a symlink (a FIFO, device or directory as a source is an
+               error); every project header a kernel source #includes (found
+               beside it or in the kernel's include folders) is listed in that
+               kernel's src (the Hub build copies only listed files); kernel
+               sources (.cu .cuh .h .hpp) include no torch headers (torch/,
+               ATen/, c10/); no pybind11 anywhere;
                the binding does not include torch/extension.h and registers ops
                with TORCH_LIBRARY or TORCH_LIBRARY_EXPAND;
                torch-ext/<python_name>/__init__.py exists.
@@ -30,8 +37,9 @@ not fail the check. The file checks run only when build.toml is valid.
 
 Exit codes:
   0  ok (warnings allowed)
-  1  a convention check failed (missing file, torch header in a kernel source,
-     pybind11, no op registration, capability nvcc does not support)
+  1  a convention check failed (missing or symlinked file, unlisted included
+     header, torch header in a kernel source, pybind11, no op registration,
+     capability nvcc does not support)
   2  build.toml is invalid (or missing)
   4  only the environment failed: no working nvcc to check cuda-capabilities
      (all other checks passed)

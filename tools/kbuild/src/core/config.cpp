@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/config_schema.h"
+#include "core/source_paths.h"
 #include "core/suggest.h"
 
 namespace kb {
@@ -199,13 +200,20 @@ class ConfigParser {
       Fail(ValueLocation(table, key), "'" + std::string(key) + "' is empty in [" + table_name + "]",
            "list at least one file, e.g. " + std::string(example));
     }
+    CheckPathEntries(key, table_name, paths, at);
+  }
+
+  // Each entry names a file or folder inside the project that CMake can carry.
+  void CheckPathEntries(std::string_view key, const std::string& table_name,
+                        const std::vector<std::string>& paths,
+                        const std::vector<SourceLocation>& at) {
     for (size_t i = 0; i < paths.size(); ++i) {
       if (paths[i].empty()) {
         Fail(at[i], "empty path in '" + std::string(key) + "' of [" + table_name + "]",
              "remove the empty entry");
-      } else if (paths[i].front() == '/') {
-        Fail(at[i], "absolute path '" + paths[i] + "' in [" + table_name + "]",
-             "paths are relative to the project directory, e.g. " + std::string(example));
+      } else if (auto problem =
+                     LexicalPathProblem(paths[i], std::string(key), "[" + table_name + "]")) {
+        Fail(at[i], problem->message, problem->hint);
       }
     }
   }
@@ -285,6 +293,7 @@ class ConfigParser {
     CheckPaths(table, "src", "torch", torch.src, torch.src_locations,
                "src = [\"torch-ext/torch_binding.cpp\"]");
     torch.include = Strings(table, "include", &torch.include_locations);
+    CheckPathEntries("include", "torch", torch.include, torch.include_locations);
     torch.pyext = Strings(table, "pyext");
     torch.minver = Version(table, "minver", "torch");
     torch.maxver = Version(table, "maxver", "torch");
@@ -339,6 +348,7 @@ class ConfigParser {
     CheckPaths(table, "src", table_name, kernel.src, kernel.src_locations,
                "src = [\"" + name + "_cuda/" + name + ".cu\"]");
     kernel.include = Strings(table, "include", &kernel.include_locations);
+    CheckPathEntries("include", table_name, kernel.include, kernel.include_locations);
     kernel.cuda_capabilities =
         Strings(table, "cuda-capabilities", &kernel.cuda_capability_locations);
     for (size_t i = 0; i < kernel.cuda_capabilities.size(); ++i) {

@@ -6,7 +6,9 @@
 #include <string_view>
 #include <utility>
 
+#include "core/include_listing.h"
 #include "core/op_names.h"
+#include "core/source_paths.h"
 #include "core/suggest.h"
 #include "core/toml_location.h"
 
@@ -36,8 +38,14 @@ bool IsCommentLine(std::string_view line) {
   return line.starts_with("//") || line.starts_with("/*") || line.starts_with("*");
 }
 
-// `#include <x>` or `#include "x"` on this line: the target and the column of '#'.
-std::optional<std::pair<std::string, int>> IncludeTarget(std::string_view line) {
+struct Include {
+  std::string target;  // x in #include "x" or <x>
+  int column = 0;      // of '#'
+  bool quoted = false;
+};
+
+// `#include <x>` or `#include "x"` on this line.
+std::optional<Include> IncludeTarget(std::string_view line) {
   const size_t hash = line.find_first_not_of(" \t");
   if (hash == std::string_view::npos || line[hash] != '#') return std::nullopt;
   size_t pos = line.find_first_not_of(" \t", hash + 1);
@@ -47,7 +55,8 @@ std::optional<std::pair<std::string, int>> IncludeTarget(std::string_view line) 
   const char close = line[pos] == '<' ? '>' : '"';
   const size_t end = line.find(close, pos + 1);
   if (end == std::string_view::npos) return std::nullopt;
-  return std::pair(std::string(line.substr(pos + 1, end - pos - 1)), static_cast<int>(hash) + 1);
+  return Include{std::string(line.substr(pos + 1, end - pos - 1)), static_cast<int>(hash) + 1,
+                 close == '"'};
 }
 
 bool IsTorchHeader(std::string_view header) {
@@ -72,7 +81,7 @@ class FileChecker {
       const std::string table = "[kernel." + kernel.name + "]";
       CheckListed(kernel.src, kernel.src_locations, table, /*directories=*/false);
       CheckListed(kernel.include, kernel.include_locations, table, /*directories=*/true);
-      for (const auto& src : kernel.src) ScanKernelSource(src);
+      for (const auto& src : kernel.src) ScanKernelSource(src, kernel);
     }
     if (config_.torch) {
       const TorchConfig& torch = *config_.torch;
@@ -97,16 +106,21 @@ class FileChecker {
 
   void CheckListed(const std::vector<std::string>& paths, const std::vector<SourceLocation>& at,
                    const std::string& table, bool directories) {
+    const ListedKind kind = directories ? ListedKind::kIncludeDirectory : ListedKind::kSourceFile;
     for (size_t i = 0; i < paths.size(); ++i) {
-      const fs::path full = config_.root / paths[i];
-      if (directories ? fs_.IsDirectory(full) : (fs_.Exists(full) && !fs_.IsDirectory(full))) {
+      const SourceLocation where = i < at.size() ? at[i] : SourceLocation{};
+      // Symlinks, directories and FIFOs are refused before anything reads them.
+      if (auto problem = DiskPathProblem(fs_, config_.root, paths[i], kind, table)) {
+        missing_.insert(paths[i]);
+        Fail(build_toml_.ErrorAt(ExitCode::kCheckFailed, where, problem->message, problem->hint));
         continue;
       }
+      if (fs_.KindOf(config_.root / paths[i]) != FileKind::kMissing) continue;
       missing_.insert(paths[i]);
-      const std::string what = directories ? "include directory" : "source file";
-      Fail(build_toml_.ErrorAt(ExitCode::kCheckFailed, i < at.size() ? at[i] : SourceLocation{},
-                               what + " '" + paths[i] + "' in " + table + " does not exist",
-                               NearFilesHint(paths[i])));
+      Fail(build_toml_.ErrorAt(
+          ExitCode::kCheckFailed, where,
+          ListedKindName(kind) + " '" + paths[i] + "' in " + table + " does not exist",
+          NearFilesHint(paths[i])));
     }
   }
 
@@ -147,13 +161,14 @@ class FileChecker {
     for (int n = 1; n <= source.line_count(); ++n) visit(n, source.Line(n));
   }
 
-  void ScanKernelSource(const std::string& relative) {
+  void ScanKernelSource(const std::string& relative, const KernelConfig& kernel) {
     const bool header_rule = HasExtension(relative, {".cu", ".cuh", ".h", ".hpp"});
     ForEachLine(relative, [&](int n, std::string_view line) {
-      if (auto include = IncludeTarget(line);
-          header_rule && include && IsTorchHeader(include->first)) {
-        Fail(FileError(relative, {n, include->second},
-                       "kernel source includes the torch header <" + include->first + ">",
+      auto include = IncludeTarget(line);
+      if (include && !IsCommentLine(line)) CheckIncludeListed(relative, n, *include, kernel);
+      if (header_rule && include && IsTorchHeader(include->target)) {
+        Fail(FileError(relative, {n, include->column},
+                       "kernel source includes the torch header <" + include->target + ">",
                        "kernel sources include CUDA headers only, so they recompile in ~2 s: move "
                        "the torch code to torch-ext/torch_binding.cpp and call a launcher that "
                        "takes raw pointers, sizes and a cudaStream_t"));
@@ -162,10 +177,27 @@ class FileChecker {
     });
   }
 
+  // kernel-builder copies only listed files: an unlisted project header
+  // compiles here and breaks the Hub build.
+  void CheckIncludeListed(const std::string& relative, int n, const Include& include,
+                          const KernelConfig& kernel) {
+    auto file = ResolveProjectInclude(fs_, config_.root, relative, include.target, include.quoted,
+                                      kernel.include);
+    if (!file || std::any_of(kernel.src.begin(), kernel.src.end(), [&](const std::string& s) {
+          return fs::path(s).lexically_normal().generic_string() == *file;
+        })) {
+      return;
+    }
+    Fail(FileError(relative, {n, include.column},
+                   "'" + *file + "' is included but not listed in [kernel." + kernel.name + "] src",
+                   "add \"" + *file + "\" to src in [kernel." + kernel.name +
+                       "]: the Hub build copies only listed files"));
+  }
+
   void ScanBindingSource(const std::string& relative) {
     ForEachLine(relative, [&](int n, std::string_view line) {
-      if (auto include = IncludeTarget(line); include && include->first == "torch/extension.h") {
-        Fail(FileError(relative, {n, include->second}, "binding includes <torch/extension.h>",
+      if (auto include = IncludeTarget(line); include && include->target == "torch/extension.h") {
+        Fail(FileError(relative, {n, include->column}, "binding includes <torch/extension.h>",
                        "include <torch/library.h> and the ATen headers you use instead: "
                        "torch/extension.h pulls in pybind11 and Python and more than doubles "
                        "the compile time"));
@@ -231,7 +263,7 @@ class FileChecker {
   SourceText build_toml_;
   CheckFindings findings_;
   std::set<std::string> listed_;   // every src entry: not suggested for a missing one
-  std::set<std::string> missing_;  // listed files that do not exist: not scanned
+  std::set<std::string> missing_;  // listed files that are absent or refused: not scanned
   bool registered_ = false;
 };
 
