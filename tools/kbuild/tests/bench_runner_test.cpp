@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+
+#include "core/file_write.h"
+
 namespace kb {
 namespace {
 
@@ -57,6 +61,19 @@ TEST(BenchRunner, CreatesTheResultsFolderBeforeTheHarnessRuns) {
   });
   (void)RunBenchmarks(fs, runner, Options());
   EXPECT_TRUE(folder_existed);
+}
+
+TEST(BenchRunner, LogThatIsASymlinkIsRefusedNamingTheLog) {
+  MemoryFileSystem fs;
+  FakeProcessRunner runner([](const std::vector<std::string>&, const RunOptions& run) {
+    ProcessResult r;
+    r.log_error = WriteFailure(*run.log, ELOOP);
+    return r;
+  });
+  auto run = RunBenchmarks(fs, runner, Options());
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.error().Located(),
+            "/p/build/logs/bench.log: refusing to write through a symbolic link");
 }
 
 TEST(BenchRunner, TimeoutKeepsTheCasesMeasuredBefore) {

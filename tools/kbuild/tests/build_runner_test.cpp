@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+
+#include "core/file_write.h"
+
 namespace kb {
 namespace {
 
@@ -102,6 +106,23 @@ TEST(BuildRunner, CompileFailureIsExit3WithFirstError) {
   EXPECT_EQ(outcome.error().code, ExitCode::kBuildError);
   EXPECT_EQ(outcome.error().Located(), "k.cu:7: expected a \";\"");
   EXPECT_NE(outcome.error().hint.find("build/logs/build.log"), std::string::npos);
+}
+
+// A build that succeeded but whose log hit a full disk is exit 4 naming the log, not a success
+// whose log silently lacks its end.
+TEST(BuildRunner, LogOnAFullDiskIsAnEnvironmentErrorNamingTheLog) {
+  MemoryFileSystem fs;
+  FakeProcessRunner runner([&fs](const std::vector<std::string>& argv, const RunOptions& run) {
+    ProcessResult r;
+    r.exit_code = 0;
+    if (argv[1] == "-S") (void)fs.Write("/p/build/cmake/build.ninja", "");
+    if (argv[1] == "--build") r.log_error = WriteFailure(*run.log, ENOSPC);
+    return r;
+  });
+  auto outcome = RunBuild(fs, runner, Request());
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().code, ExitCode::kEnvironment);
+  EXPECT_EQ(outcome.error().Located(), "/p/build/logs/build.log: no space left on device");
 }
 
 TEST(BuildRunner, CountsNinjaSteps) {

@@ -1,5 +1,5 @@
 // RealProcessRunner on real processes (/bin/sh): output, exit codes, the
-// timeout, and a grandchild that keeps the output pipe open.
+// timeout, a grandchild that keeps the output pipe open, and the output log.
 #include "core/process.h"
 
 #include <gtest/gtest.h>
@@ -90,6 +90,60 @@ TEST(RealProcessRunner, StopSignalEndsTheWholeProcessGroup) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_FALSE(IsRunning(grandchild));
+}
+
+// A unique empty folder under the temp directory.
+std::filesystem::path FreshDir(const std::string& name) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("kbuild-" + name + "-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string Slurp(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(RealProcessRunner, LogGetsTheOutputAppended) {
+  const auto dir = FreshDir("log-append");
+  std::ofstream(dir / "run.log") << "earlier\n";
+  RunOptions options;
+  options.log = dir / "run.log";
+  const ProcessResult r = RealProcessRunner().Run({"sh", "-c", "echo out; echo err >&2"}, options);
+  EXPECT_FALSE(r.log_error.has_value());
+  EXPECT_EQ(Slurp(dir / "run.log"), "earlier\nout\nerr\n");
+  std::filesystem::remove_all(dir);
+}
+
+// A symlink planted where the log goes is refused before anything runs; its target is untouched.
+TEST(RealProcessRunner, LogThatIsASymlinkIsRefusedAndNothingRuns) {
+  const auto dir = FreshDir("log-symlink");
+  std::ofstream(dir / "victim") << "precious\n";
+  std::filesystem::create_symlink(dir / "victim", dir / "run.log");
+  RunOptions options;
+  options.log = dir / "run.log";
+  const ProcessResult r =
+      RealProcessRunner().Run({"sh", "-c", "touch '" + (dir / "ran").string() + "'"}, options);
+  ASSERT_TRUE(r.log_error.has_value());
+  EXPECT_EQ(r.log_error->message, "refusing to write through a symbolic link");
+  EXPECT_EQ(r.log_error->path, (dir / "run.log").string());
+  EXPECT_EQ(Slurp(dir / "victim"), "precious\n");
+  EXPECT_FALSE(std::filesystem::exists(dir / "ran"));
+  std::filesystem::remove_all(dir);
+}
+
+// A full disk under the log is reported; the run itself goes on and its output is complete.
+TEST(RealProcessRunner, LogOnAFullDiskIsReportedAndTheRunGoesOn) {
+  RunOptions options;
+  options.log = "/dev/full";
+  const ProcessResult r = RealProcessRunner().Run({"sh", "-c", "echo one; echo two"}, options);
+  ASSERT_TRUE(r.log_error.has_value());
+  EXPECT_EQ(r.log_error->code, ExitCode::kEnvironment);
+  EXPECT_EQ(r.log_error->Located(), "/dev/full: no space left on device");
+  EXPECT_EQ(r.output, "one\ntwo\n");
+  EXPECT_EQ(r.exit_code, 0);
 }
 
 TEST(RealProcessRunner, NothingStartsAfterAStopSignal) {

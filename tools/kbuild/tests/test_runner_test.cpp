@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+
+#include "core/file_write.h"
 #include "core/test_results.h"
 
 namespace kb {
@@ -189,6 +192,20 @@ TEST(TestRunner, BinaryThatCannotListIsABuildError) {
   ASSERT_FALSE(tests.ok());
   EXPECT_EQ(tests.error().code, ExitCode::kBuildError);
   EXPECT_EQ(tests.error().detail, "error while loading shared libraries: libc10.so\n");
+}
+
+// The test passed, but its log hit a full disk: exit 4 naming the log, not a pass.
+TEST(TestRunner, LogOnAFullDiskIsAnEnvironmentErrorNamingTheLog) {
+  MemoryFileSystem fs;
+  FakeProcessRunner runner([](const std::vector<std::string>& argv, const RunOptions& run) {
+    ProcessResult r{0, false, false, "A.\n  b\n"};
+    if (argv[1] != "--gtest_list_tests") r.log_error = WriteFailure(*run.log, ENOSPC);
+    return r;
+  });
+  auto result = RunTests(fs, runner, Options());
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, ExitCode::kEnvironment);
+  EXPECT_EQ(result.error().Located(), "/p/build/logs/test.log: no space left on device");
 }
 
 TEST(TestRunner, MissingSanitizerIsAnEnvironmentError) {

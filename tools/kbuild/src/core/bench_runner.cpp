@@ -32,6 +32,7 @@ Expected<BenchRunOutcome> RunBenchmarks(FileSystem& fs, ProcessRunner& runner,
   run.log = o.log;
   run.timeout_seconds = o.timeout_seconds;
   const ProcessResult p = runner.Run(BenchCommand(o), run);
+  if (p.log_error) return *p.log_error;
   if (p.not_found) {
     return MakeError(ExitCode::kBuildError, "cannot run " + o.binary.string(),
                      "rebuild with kbuild bench (it builds the kbuild_benchmarks target)");

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/compiler_errors.h"
+#include "core/report.h"
 
 namespace kb {
 
@@ -106,6 +107,7 @@ Expected<BuildOutcome> RunBuild(FileSystem& fs, ProcessRunner& runner, const Bui
                     "Ninja", "-DCMAKE_CUDA_COMPILER=" + r.nvcc.string()},
                    options);
     outcome.configure_seconds = SecondsSince(start);
+    if (c.log_error) return *c.log_error;
     if (c.not_found) {
       return MakeError(ExitCode::kEnvironment, "cmake not found on PATH",
                        "install CMake >= 3.22 and Ninja: apt-get install cmake ninja-build");
@@ -114,7 +116,7 @@ Expected<BuildOutcome> RunBuild(FileSystem& fs, ProcessRunner& runner, const Bui
     outcome.configured = true;
     Say(r, "configure done in " + Seconds(outcome.configure_seconds));
     // Stored after a successful configure so a failed one is retried.
-    if (Status s = fs.Write(r.paths.cmake_key, CmakeKey(r).dump(2) + "\n"); !s) return s.error();
+    if (Status s = fs.Write(r.paths.cmake_key, JsonText(CmakeKey(r)) + "\n"); !s) return s.error();
   }
 
   std::vector<std::string> argv = {"cmake", "--build", r.paths.cmake.string(), "--target",
@@ -129,6 +131,7 @@ Expected<BuildOutcome> RunBuild(FileSystem& fs, ProcessRunner& runner, const Bui
   const ProcessResult b = runner.Run(argv, options);
   outcome.build_seconds = SecondsSince(start);
   CountBuildSteps(b.output, &outcome.compiled, &outcome.linked);
+  if (b.log_error) return *b.log_error;
   if (b.not_found) {
     return MakeError(ExitCode::kEnvironment, "cmake not found on PATH",
                      "install CMake >= 3.22 and Ninja: apt-get install cmake ninja-build");

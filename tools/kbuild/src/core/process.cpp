@@ -9,10 +9,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <optional>
 
+#include "core/file_write.h"
 #include "core/stop_signal.h"
 
 namespace kb {
@@ -65,6 +65,16 @@ ProcessResult RealProcessRunner::Run(const std::vector<std::string>& argv,
     result.exit_code = StopExitCode();
     return result;
   }
+  // Opened before the fork: a log kbuild cannot write (a planted symlink) starts nothing.
+  std::optional<AppendLog> log;
+  if (options.log) {
+    auto opened = AppendLog::Open(*options.log);
+    if (!opened) {
+      result.log_error = opened.error();
+      return result;
+    }
+    log.emplace(std::move(*opened));
+  }
   int fds[2];
   if (argv.empty() || pipe(fds) != 0) {
     result.not_found = true;
@@ -89,8 +99,6 @@ ProcessResult RealProcessRunner::Run(const std::vector<std::string>& argv,
   }
   setpgid(pid, pid);  // also here: a signal may come before the child ran its setpgid
   close(fds[1]);
-  std::ofstream log;
-  if (options.log) log.open(*options.log, std::ios::app);
 
   // Output is read until EOF, the timeout, or kDrainAfterExit after the child
   // exited: a grandchild that outlives it (a daemon, `cmd &`) may hold the
@@ -128,7 +136,10 @@ ProcessResult RealProcessRunner::Run(const std::vector<std::string>& argv,
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     result.output.append(buf, static_cast<size_t>(n));
-    if (log) log.write(buf, n);
+    // A full disk stops the log, not the run: the first error is kept for the caller.
+    if (log && !result.log_error) {
+      if (Status s = log->Append({buf, static_cast<size_t>(n)}); !s) result.log_error = s.error();
+    }
     if (options.echo) std::cerr.write(buf, n);
   }
   close(fds[0]);

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
+
 namespace kb {
 
 struct RunOptions {
@@ -25,6 +27,9 @@ struct ProcessResult {
   bool not_found = false;    // the program could not be started
   std::string output;        // stdout and stderr, interleaved
   bool interrupted = false;  // kbuild got SIGINT/SIGTERM and ended the process group
+  // RunOptions::log could not be opened (then nothing ran) or written (the run went on; the
+  // output is complete here, the log is not): the file_write.h error naming the log.
+  std::optional<Error> log_error;
 };
 
 class ProcessRunner {
@@ -36,7 +41,7 @@ class ProcessRunner {
 // Each program runs in its own process group. On the timeout the group gets SIGKILL; on
 // kbuild's own SIGINT/SIGTERM (stop_signal.h) it gets SIGTERM, so ninja removes the outputs of
 // the commands it interrupts, then SIGKILL after a grace for whatever is left. After such a
-// signal no new program starts.
+// signal no new program starts. The log is opened with AppendLog before the program starts.
 class RealProcessRunner final : public ProcessRunner {
  public:
   ProcessResult Run(const std::vector<std::string>& argv, const RunOptions& options) override;

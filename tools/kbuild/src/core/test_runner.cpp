@@ -175,6 +175,7 @@ Expected<TestRunResult> RunTests(FileSystem& fs, ProcessRunner& runner, const Te
     run.timeout_seconds = o.timeout_seconds;
     const auto start = std::chrono::steady_clock::now();
     const ProcessResult p = runner.Run(TestCommand(o, gtest), run);
+    if (p.log_error) return *p.log_error;
     if (p.not_found) {
       return o.sanitizer ? MakeError(ExitCode::kEnvironment, "compute-sanitizer not found on PATH",
                                      "it ships with the CUDA Toolkit: add $CUDA_HOME/bin to PATH")
