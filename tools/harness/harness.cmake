@@ -23,6 +23,7 @@ add_library(kbuild_harness_core STATIC
   ${KBUILD_HARNESS_DIR}/src/element_checks.cpp
   ${KBUILD_HARNESS_DIR}/src/physics.cpp
   ${KBUILD_HARNESS_DIR}/src/results.cpp
+  ${KBUILD_HARNESS_DIR}/src/file_write.cpp
   ${KBUILD_HARNESS_DIR}/src/regression.cpp
   ${KBUILD_HARNESS_DIR}/src/provenance.cpp)
 target_include_directories(kbuild_harness_core PUBLIC ${KBUILD_HARNESS_DIR}/include)

@@ -1,8 +1,8 @@
 #include "kbuild/harness/results.h"
 
-#include <cstdio>
-#include <fstream>
 #include <map>
+
+#include "file_write.h"
 
 namespace kb::harness {
 
@@ -133,29 +133,22 @@ nlohmann::json BenchDocument(const std::vector<BenchRecord>& records, const Peak
   };
 }
 
+namespace {
+
+// Names and messages come from kernels and compilers: invalid UTF-8 becomes U+FFFD rather than
+// a throw from dump() that would end the test binary.
+std::string DumpJson(const nlohmann::json& value, int indent) {
+  return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
 bool AppendJsonLine(const std::string& path, const nlohmann::json& value, std::string* error) {
-  std::ofstream out(path, std::ios::app);
-  out << value.dump() << '\n' << std::flush;
-  if (!out)
-    *error = path + ": cannot append results\nhint: check the directory exists and is writable";
-  return static_cast<bool>(out);
+  return AppendToFile(path, DumpJson(value, -1) + "\n", error);
 }
 
 bool WriteJsonFile(const std::string& path, const nlohmann::json& value, std::string* error) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << value.dump(2) << '\n';
-    if (!out) {
-      *error = tmp + ": cannot write results\nhint: check the directory exists and is writable";
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    *error = path + ": cannot replace the results file\nhint: check permissions";
-    return false;
-  }
-  return true;
+  return ReplaceFile(path, DumpJson(value, 2) + "\n", error);
 }
 
 }  // namespace kb::harness

@@ -92,14 +92,6 @@ TEST(Results, JsonLinesAppend) {
   EXPECT_EQ(line2, R"({"a":2})");
 }
 
-TEST(Results, WriteJsonFileFailsWithHint) {
-  std::string error;
-  EXPECT_FALSE(WriteJsonFile("/nonexistent-dir/x.json", {{"a", 1}}, &error));
-  EXPECT_EQ(error,
-            "/nonexistent-dir/x.json.tmp: cannot write results\nhint: check the directory exists "
-            "and is writable");
-}
-
 TEST(Regression, FlagsChangesBeyondNoise) {
   std::vector<BenchRecord> before = {Record("a", 100, {}), Record("b", 100, {}),
                                      Record("c", 100, {}), Record("gone", 10, {})};

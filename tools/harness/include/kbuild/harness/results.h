@@ -102,9 +102,11 @@ nlohmann::json BenchDocument(const std::vector<BenchRecord>& records, const Peak
                              const std::string& device);
 
 // One JSON object per line, appended and flushed: several test binaries can
-// share a file and a crash loses only the case in flight.
+// share a file and a crash loses only the case in flight. A symlink at `path` is refused.
+// Invalid UTF-8 in strings is written as U+FFFD (both writers).
 bool AppendJsonLine(const std::string& path, const nlohmann::json& value, std::string* error);
-// Writes to path.tmp then renames, so readers never see half a document.
+// Writes to a random temp file beside `path` then renames, so readers never see half a
+// document and a symlink planted at `path` is replaced, not written through.
 bool WriteJsonFile(const std::string& path, const nlohmann::json& value, std::string* error);
 
 }  // namespace kb::harness
