@@ -29,6 +29,14 @@ TEST(Metadata, RendersTheSchemaKernelsLoads) {
   })"));
 }
 
+// A Latin-1 file name in the variant is written as U+FFFD, not thrown on by the JSON dump.
+TEST(Metadata, InvalidUtf8FileNameIsReplacedNotThrown) {
+  MetadataInput in;
+  in.name = "my-op";
+  const auto doc = nlohmann::json::parse(RenderMetadataJson(in, {{"caf\xe9.py", "x"}}));
+  EXPECT_TRUE(doc["digest"]["files"].contains("caf\xef\xbf\xbd.py"));
+}
+
 TEST(Metadata, DigestSkipsMetadataAndSortsPaths) {
   const auto digest = VariantDigest({{"z.py", "z"}, {"a/b.py", "b"}, {"metadata.json", "x"}});
   ASSERT_EQ(digest["files"].size(), 2u);

@@ -59,6 +59,17 @@ TEST(ResultsWriter, WritesStampedAndLatestFilesOfEveryKind) {
   EXPECT_TRUE(fs.Read("/p/results/latest.md")->starts_with("# Benchmark results\n\n2026-11-30"));
 }
 
+// A GPU or toolchain name that is not UTF-8 is written as U+FFFD, not thrown on by the JSON dump.
+TEST(ResultsWriter, InvalidUtf8InTheRunIsReplacedNotThrown) {
+  auto table = ParseBenchDocument(Document(10));
+  ASSERT_TRUE(table.ok());
+  RunMetadata meta = Meta();
+  meta.gpu = "NVIDIA \xff H200";
+  const auto files = RenderResultFiles(Document(10), *table, meta, "20261130-142501");
+  const auto doc = nlohmann::json::parse(files.front().second);
+  EXPECT_EQ(doc["run"]["gpu"], "NVIDIA \xef\xbf\xbd H200");
+}
+
 // A results file written by kbuild bench is a valid --compare input.
 TEST(ResultsWriter, ResultDocumentComparesAgainstALaterRun) {
   MemoryFileSystem fs;

@@ -1,5 +1,6 @@
 #include "core/gpu_probe.h"
 
+#include "core/report.h"
 #include "core/sha256.h"
 
 namespace kb {
@@ -131,7 +132,7 @@ Expected<GpuProbeResult> ProbeGpus(FileSystem& fs, ProcessRunner& runner,
                                     {"method",
                                      "cudaMemcpy D2D 1 GiB, CUDA events, median of 20, "
                                      "read+write bytes"}};
-      (void)fs.Write(GpuCacheFile(r.cache_dir, gpu.uuid), cache.dump(2) + "\n");
+      (void)fs.Write(GpuCacheFile(r.cache_dir, gpu.uuid), JsonText(cache) + "\n");
     }
   }
   return result;

@@ -1,5 +1,6 @@
 #include "core/metadata.h"
 
+#include "core/report.h"
 #include "core/sha256.h"
 
 namespace kb {
@@ -35,7 +36,7 @@ std::string RenderMetadataJson(const MetadataInput& input, const VariantFiles& f
   if (input.git)
     provenance["kernel"] = {{"commit", input.git->commit}, {"dirty", input.git->dirty}};
   doc["provenance"] = provenance;
-  return doc.dump(2) + "\n";
+  return JsonText(doc) + "\n";
 }
 
 std::optional<GitProvenance> ReadGitProvenance(ProcessRunner& runner,

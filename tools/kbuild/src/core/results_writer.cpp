@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "core/report.h"
 #include "core/svg_chart.h"
 
 namespace kb {
@@ -53,7 +54,7 @@ std::vector<std::pair<std::string, std::string>> RenderResultFiles(
     bars.push_back({r.Key(), r.percent_of_peak, speedup, r.failed()});
   }
   const std::pair<const char*, std::string> contents[] = {
-      {".json", ResultDocument(harness_doc, meta).dump(2) + "\n"},
+      {".json", JsonText(ResultDocument(harness_doc, meta)) + "\n"},
       {".csv", BenchCsv(table)},
       {".md", "# Benchmark results\n\n" + BenchMarkdown(table, header)},
       {".svg", RenderBarChartSvg(text, bars)},

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/message_text.h"
+#include "core/report.h"
 #include "core/sha256.h"
 
 namespace kb {
@@ -96,7 +97,7 @@ std::string ManifestText(const Digests& digests) {
                         {"kbuild_version", KBUILD_VERSION},
                         {"files", nlohmann::json::object()}};
   for (const auto& [path, digest] : digests) doc["files"][path] = digest;
-  return doc.dump(2) + "\n";
+  return JsonText(doc) + "\n";
 }
 
 // What installing into one folder would do, worked out before any write.

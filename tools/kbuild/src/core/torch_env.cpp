@@ -4,6 +4,8 @@
 #include <system_error>
 #include <vector>
 
+#include "core/report.h"
+
 namespace kb {
 
 namespace fs = std::filesystem;
@@ -111,9 +113,7 @@ void WriteCache(FileSystem& fs, const TorchSearch& search, const TorchEnv& env) 
   // A failed cache write only costs the next build a python start-up.
   (void)fs.Write(
       *search.cache_file,
-      nlohmann::json{{"key", CacheKey(search, env.python, env.torch_dir)}, {"torch", torch}}.dump(
-          2) +
-          "\n");
+      JsonText({{"key", CacheKey(search, env.python, env.torch_dir)}, {"torch", torch}}) + "\n");
 }
 
 }  // namespace
