@@ -19,7 +19,8 @@ constexpr const char* kCheckHelp = R"(What is checked:
                letter); kernel names; backends; cuda-capabilities as "MAJOR.MINOR"
                (e.g. "9.0"; 9.0 is built as sm_90a); versions like "2.8"; src and
                include paths are relative, stay inside the project (no '..' out
-               of it) and hold no ';', '\', "$<" or line breaks.
+               of it) and hold no ';', '\', '$', '`', '"' or line break (CMake and
+               nvcc would not name such a file exactly).
   files        every src is a regular file and every include a folder, reached
                without a symlink (a FIFO, device or directory as a source is an
                error); every project header a kernel source #includes (found

@@ -18,9 +18,11 @@ std::optional<std::string> CMakeUnsupportedPathReason(std::string_view path) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "a control character";
     if (c == ';') return "a ';' (CMake splits lists at it)";
     if (c == '\\') return "a '\\' (CMake turns it into '/')";
-  }
-  if (path.find("$<") != std::string_view::npos) {
-    return "\"$<\" (CMake reads it as a generator expression)";
+    // CMake expands $NAME{...} in source names even when bracketed, and nvcc
+    // puts a source's name into a shell command, where $, ` and " are live.
+    if (c == '$' || c == '`' || c == '"') {
+      return std::string("a '") + c + "' (CMake and nvcc would expand it, not name the file)";
+    }
   }
   return std::nullopt;
 }

@@ -13,9 +13,10 @@ namespace kb {
 // in `text`: CMake reads everything inside literally.
 std::string CMakeBracket(std::string_view text);
 
-// Why CMake cannot carry `path` as one file name even when bracketed, or
-// nothing: ';' splits lists, '\' becomes '/', "$<" starts a generator
-// expression, and newlines or control characters break the build files.
+// Why `path` cannot be named exactly as one source file, or nothing: ';'
+// splits CMake lists, '\\' becomes '/', CMake expands $NAME{...} in source
+// names and nvcc passes a name through a shell ($, ` and "), and line breaks
+// or control characters break the build files.
 std::optional<std::string> CMakeUnsupportedPathReason(std::string_view path);
 
 }  // namespace kb
