@@ -2,7 +2,8 @@
 // reference (out = x * alpha + y): odd sizes that leave vector tails, 1-D and
 // 2-D shapes, inputs one element past an aligned address (the kernel must
 // fall back from 16-byte loads), bf16/fp16/fp32, and non-contiguous inputs,
-// which the binding must reject.
+// which the binding must reject; then large, near-max, > 65,535-row and
+// > 2^31-element inputs.
 #include <ATen/ATen.h>
 
 #include <cstdint>
@@ -61,8 +62,29 @@ OpSpec ScaleAddSpec(bool out_variant) {
   return spec;
 }
 
+// Beyond magnitude 1 and the grid limits (kbuild/harness/case.h): large and
+// near-max values (each dtype's max / 16: x * alpha + y stays finite), more
+// than 65,535 rows, and one case past 2^31 elements (64-bit indexing: ~95 GB
+// of GPU memory, ~1 min).
+OpSpec InputClassesSpec() {
+  OpSpec spec = ScaleAddSpec(false);
+  spec.test = "scale_add input classes";
+  const std::vector<Shape> shapes = {Shape{7, 33}, Shape(1, 4097)};
+  spec.cases =
+      kb::harness::MakeCases(shapes, kDtypes, {.magnitude = kb::harness::kLargeMagnitude});
+  for (auto& c : kb::harness::NearMaxCases(shapes, kDtypes)) spec.cases.push_back(c);
+  for (auto& c : kb::harness::MakeCases(kb::harness::ManyRowShapes(), kDtypes)) {
+    spec.cases.push_back(c);
+  }
+  for (auto& c : kb::harness::MakeCases(kb::harness::HugeShapes(), {at::kBFloat16})) {
+    spec.cases.push_back(c);
+  }
+  return spec;
+}
+
 KB_OP_TEST(ScaleAdd, AllDtypesOddSizesOffsetViews, ScaleAddSpec(false));
 KB_OP_TEST(ScaleAddOut, AllDtypesOddSizesOffsetViews, ScaleAddSpec(true));
+KB_OP_TEST(ScaleAdd, LargeNearMaxManyRowsAndHugeInputs, InputClassesSpec());
 
 // The kernel reads memory linearly: a strided input must be refused with a
 // message, never read wrongly.

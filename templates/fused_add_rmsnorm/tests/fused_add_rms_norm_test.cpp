@@ -1,6 +1,7 @@
 // fused_add_rms_norm through the dispatcher: both in-place tensors compared to
 // a float64 reference (residual + x, then RMSNorm of it), odd and large hidden
-// sizes, misaligned views, bf16/fp16/fp32.
+// sizes, misaligned views, bf16/fp16/fp32; tiny, fp16 near-max, > 65,535-row
+// and > 2^31-element inputs.
 #include <ATen/ATen.h>
 
 #include "kbuild/harness/op_test.h"
@@ -37,7 +38,32 @@ OpSpec FusedSpec() {
   return spec;
 }
 
+// Beyond magnitude 1 and the grid limits (kbuild/harness/case.h): tiny
+// inputs, where eps sets the scale; fp16 near its max (x + residual stays
+// finite; the fp32 sum of squares must too; bf16 and fp32 near their max
+// overflow any fp32 sum of squares: outside a norm's contract); more than
+// 65,535 rows; one case past 2^31 elements (~95 GB of GPU memory, ~1 min).
+OpSpec InputClassesSpec() {
+  OpSpec spec = FusedSpec();
+  spec.test = "fused_add_rms_norm input classes";
+  const std::vector<std::vector<int64_t>> shapes = {{7, 2047}, {129, 4096}};
+  spec.cases = kb::harness::MakeCases(
+      shapes, {at::kBFloat16, at::kHalf, at::kFloat},
+      {.magnitude = kb::harness::kTinyMagnitude});
+  for (auto& c : kb::harness::NearMaxCases(shapes, {at::kHalf}))
+    spec.cases.push_back(c);
+  for (auto& c : kb::harness::MakeCases(kb::harness::ManyRowShapes(),
+                                        {at::kBFloat16, at::kFloat}))
+    spec.cases.push_back(c);
+  for (auto& c :
+       kb::harness::MakeCases(kb::harness::HugeShapes(), {at::kBFloat16}))
+    spec.cases.push_back(c);
+  return spec;
+}
+
 KB_OP_TEST(FusedAddRmsNorm, MatchesAddThenRmsNorm, FusedSpec());
+KB_OP_TEST(FusedAddRmsNorm, TinyNearMaxManyRowsAndHugeInputs,
+           InputClassesSpec());
 
 TEST(FusedAddRmsNorm, RejectsStridedLastDimension) {
   OpSpec spec = FusedSpec();

@@ -2,7 +2,8 @@
 // hidden sizes, misaligned views, bf16/fp16/fp32, weight of x's dtype, fp32 or
 // none, and a rejected stride-2 last dimension. 4099 rows: more rows than the
 // GPU holds blocks at once (several waves, a prime row count), also with the
-// narrow vectors of a misaligned view.
+// narrow vectors of a misaligned view. Then the input classes: tiny, fp16 near
+// max, > 65,535 rows, > 2^31 elements.
 #include <ATen/ATen.h>
 
 #include "kbuild/harness/op_test.h"
@@ -50,9 +51,33 @@ OpSpec RmsNormSpec(const std::string& weight) {
   return spec;
 }
 
+// Beyond magnitude 1 and the grid limits (kbuild/harness/case.h): tiny
+// inputs, where eps sets the scale; fp16 near its max, where the fp32 sum of
+// squares must stay finite (bf16 and fp32 near their max overflow any fp32
+// sum of squares: outside a norm's contract); more than 65,535 rows; and one
+// case past 2^31 elements (64-bit indexing: ~95 GB of GPU memory, ~1 min).
+OpSpec InputClassesSpec() {
+  OpSpec spec = RmsNormSpec("same");
+  spec.test = "rms_norm input classes";
+  const std::vector<std::vector<int64_t>> shapes = {{7, 2047}, {129, 4096}};
+  spec.cases = kb::harness::MakeCases(
+      shapes, {at::kBFloat16, at::kHalf, at::kFloat},
+      {.magnitude = kb::harness::kTinyMagnitude});
+  for (auto& c : kb::harness::NearMaxCases(shapes, {at::kHalf}))
+    spec.cases.push_back(c);
+  for (auto& c : kb::harness::MakeCases(kb::harness::ManyRowShapes(),
+                                        {at::kBFloat16, at::kFloat}))
+    spec.cases.push_back(c);
+  for (auto& c :
+       kb::harness::MakeCases(kb::harness::HugeShapes(), {at::kBFloat16}))
+    spec.cases.push_back(c);
+  return spec;
+}
+
 KB_OP_TEST(RmsNorm, WeightOfInputDtype, RmsNormSpec("same"));
 KB_OP_TEST(RmsNorm, Fp32Weight, RmsNormSpec("fp32"));
 KB_OP_TEST(RmsNorm, NoWeight, RmsNormSpec("none"));
+KB_OP_TEST(RmsNorm, TinyNearMaxManyRowsAndHugeInputs, InputClassesSpec());
 
 TEST(RmsNorm, RejectsStridedLastDimension) {
   OpSpec spec = RmsNormSpec("same");
