@@ -41,6 +41,8 @@ TEST(Results, TestRecordJson) {
   r.reason = FailReason::kNone;
   EXPECT_EQ(ToJson(r)["verdict"], "pass");
   EXPECT_EQ(ToJson(r)["reason"], "");
+  r.skipped = true;  // a huge case without the device memory
+  EXPECT_EQ(ToJson(r)["verdict"], "skip");
 }
 
 TEST(Results, ReasonNamesAreStable) {
