@@ -32,7 +32,7 @@ Environment:
   KBUILD_TORCH_DIR  torch install (the folder holding include/ and lib/) or its CMake config dir
   Torch_DIR         torch's CMake config dir (share/cmake/Torch)
   CUDA_HOME         CUDA Toolkit root (default: nvcc on PATH, then /usr/local/cuda)
-  KBUILD_HOME       where templates/ and build.toml.in live (default: the source tree kbuild was built from)
+  KBUILD_HOME       where templates/ and build.toml.in live (default: share/kbuild beside an installed kbuild, else the source tree it was built from)
   KBUILD_PYTHON     the python3 used to discover torch (default: python3 on PATH)
   KBUILD_CACHE_DIR  per-machine cache, e.g. measured GPU bandwidth (default: ~/.cache/kbuild))";
 

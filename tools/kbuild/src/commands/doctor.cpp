@@ -31,8 +31,7 @@ int RunDoctorCommand(const GlobalOptions& global, const DoctorFlags& flags) {
   if (!probe) {
     Error e = probe.error();
     e.message = "cannot read kbuild resource 'gpu_probe.cu'";
-    e.hint =
-        "set KBUILD_HOME to the kbuild source tree (the folder holding tools/kbuild/resources)";
+    e.hint = DataFolderHint("tools/kbuild/resources");
     return report.Fail(e);
   }
   options.probe_source = *probe;

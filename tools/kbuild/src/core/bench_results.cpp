@@ -104,8 +104,9 @@ Expected<BenchTable> ParseBenchDocument(const nlohmann::json& doc) {
       !doc.contains("cases") || !doc["cases"].is_array()) {
     return MakeError(ExitCode::kInternal,
                      "the benchmark results are not a kbuild-harness-bench/1 document",
-                     "kbuild and the harness it links disagree: rebuild both from one source "
-                     "tree (KBUILD_HOME)");
+                     "kbuild and the harness it compiled disagree: the project's harness comes "
+                     "from KBUILD_HOME or kbuild's own share/kbuild; rebuild the project with "
+                     "this kbuild (kbuild build)");
   }
   BenchTable t;
   t.device = doc.value("device", "");
@@ -142,10 +143,10 @@ Expected<BenchTable> ParseBenchDocument(const nlohmann::json& doc) {
     if (c.value("verdict", "ok") != "ok" && r.problems.empty()) {
       r.problems.push_back("the harness marked this case " + c.value("verdict", std::string()));
     }
+    r.provenance = harness::ProvenanceFromJson(c);
     r.checked_against = c.value("checked_against", "");
     r.check_ms = c.value("check_ms", 0.0);
     t.check_ms += r.check_ms;
-    r.provenance = harness::ProvenanceFromJson(c);
     if (t.launch_floor_us == 0) t.launch_floor_us = c.value("launch_floor_us", 0.0);
     t.failed += r.failed();
     t.impossible += r.impossible;

@@ -26,8 +26,8 @@ struct BenchRow {
   std::vector<std::string> problems;                     // each fails the case
   bool impossible = false;  // faster than the measured copy bandwidth allows
   harness::Provenance provenance;  // kernels one eager op call launched (the launches column)
-  std::string checked_against;  // "reference", "baseline '<name>'"; "" = not checked
-  double check_ms = 0;          // host time of the value checks
+  std::string checked_against;     // "reference", "baseline '<name>'"; "" = not checked
+  double check_ms = 0;             // host time of the value checks
 
   std::string Key() const { return benchmark + "/" + case_name; }
   bool failed() const { return !problems.empty(); }
@@ -62,9 +62,10 @@ struct BenchTable {
 Expected<BenchTable> ParseBenchDocument(const nlohmann::json& doc);
 
 // Columns: case, median us, p10-p90, GB/s, % of peak, TFLOP/s, one "vs
-// <baseline>" per baseline, verdict; then the geometric means, the launch
-// floor when measured, then every problem (impossible ones first, in
-// capitals).
+// <baseline>" per baseline, launches, checked (what the values were compared
+// with), verdict; then the geometric means, the launch floor when measured,
+// the value checks' share of the run, then every problem (impossible ones
+// first, in capitals).
 std::string RenderBenchTable(const BenchTable& table);
 
 // One header row, one row per case; numbers unrounded.

@@ -56,7 +56,7 @@ Expected<std::string> ReadResource(const FileSystem& fs, const std::string& name
     Error e = text.error();
     e.message = "cannot read kbuild resource '" + name + "'";
     e.hint =
-        "set KBUILD_HOME to the kbuild source tree (the folder holding tools/kbuild/resources)";
+        DataFolderHint("tools/kbuild/resources");
     return e;
   }
   return text;

@@ -2,6 +2,8 @@
 
 #include <ctime>
 
+#include "core/kbuild_home.h"
+
 namespace kb {
 
 Expected<HarnessTarget> FindHarnessTarget(const CMakePlan& plan, const BuildPaths& paths,
@@ -10,8 +12,7 @@ Expected<HarnessTarget> FindHarnessTarget(const CMakePlan& plan, const BuildPath
   if (!plan.harness_cmake) {
     return MakeError(ExitCode::kEnvironment,
                      "the kbuild harness (tools/harness/harness.cmake) was not found",
-                     "set KBUILD_HOME to the kbuild source tree (the folder holding "
-                     "tools/harness)");
+                     DataFolderHint("tools/harness"));
   }
   const bool has_sources = tests ? !plan.test_sources.empty() : !plan.benchmark_sources.empty();
   if (!has_sources) {

@@ -38,6 +38,11 @@ KbuildHomeChoice ChooseKbuildHome() {
 
 fs::path KbuildHome() { return ChooseKbuildHome().path; }
 
+std::string DataFolderHint(const std::string& what) {
+  return "reinstall kbuild (its share/kbuild folder is incomplete), or set KBUILD_HOME to a folder "
+         "holding " + what + " (an install's share/kbuild, or the kbuild source tree)";
+}
+
 Expected<fs::path> FindKbuildHome(const FileSystem& fs) {
   const KbuildHomeChoice choice = ChooseKbuildHome();
   const bool from_env = choice.found_by == "KBUILD_HOME";
@@ -47,8 +52,7 @@ Expected<fs::path> FindKbuildHome(const FileSystem& fs) {
         ExitCode::kEnvironment, std::string("kbuild's data folder has no '") + required + "'",
         from_env ? "KBUILD_HOME points at the wrong folder: set it to a folder holding "
                    "templates/ and build.toml.in (an install's share/kbuild, or the source tree)"
-                 : "reinstall kbuild (its share/kbuild folder is incomplete), or set KBUILD_HOME "
-                   "to a folder holding templates/ and build.toml.in");
+                 : DataFolderHint("templates/ and build.toml.in"));
     e.path = choice.path.string();
     return e;
   }

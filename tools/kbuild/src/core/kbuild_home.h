@@ -37,6 +37,10 @@ KbuildHomeChoice ChooseKbuildHome();
 // ChooseKbuildHome().path.
 std::filesystem::path KbuildHome();
 
+// The hint for a data file kbuild cannot find: reinstall, or point KBUILD_HOME at a folder
+// holding `what` (e.g. "tools/harness").
+std::string DataFolderHint(const std::string& what);
+
 // KbuildHome(), checked to hold `templates/` and `build.toml.in`; an
 // environment error (exit 4) naming the folder and how to fix it otherwise.
 Expected<std::filesystem::path> FindKbuildHome(const FileSystem& fs);

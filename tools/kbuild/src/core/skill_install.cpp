@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/kbuild_home.h"
 #include "core/message_text.h"
 #include "core/report.h"
 #include "core/sha256.h"
@@ -180,8 +181,7 @@ Expected<std::vector<SkillPackFile>> ListSkillPack(const FileSystem& fs, const f
   if (!fs.Exists(skill_dir / "SKILL.md")) {
     return InstallError(ExitCode::kEnvironment, skill_dir / "SKILL.md",
                         "the skill pack is missing from kbuild's data folder",
-                        "set KBUILD_HOME to the kbuild source tree (the folder holding "
-                        "skills/, references/ and templates/)");
+                        DataFolderHint("skills/, references/ and templates/"));
   }
   std::vector<SkillPackFile> pack;
   for (const auto& rel : fs.ListFilesRecursive(skill_dir)) {
