@@ -58,9 +58,18 @@ PoisonScan ScanPoison(const void* data, std::size_t count, PoisonPattern pattern
 }
 
 std::uint64_t HashBytes(const void* data, std::size_t size) {
+  // FNV-1a over 8-byte words, then the tail bytes: a byte at a time took
+  // seconds per input of a 2^31-element case.
   std::uint64_t hash = 0xcbf29ce484222325ull;
   const auto* bytes = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < size; ++i) {
+  std::size_t i = 0;
+  for (; i + sizeof(std::uint64_t) <= size; i += sizeof(std::uint64_t)) {
+    std::uint64_t word;
+    std::memcpy(&word, bytes + i, sizeof(word));
+    hash ^= word;
+    hash *= 0x100000001b3ull;
+  }
+  for (; i < size; ++i) {
     hash ^= bytes[i];
     hash *= 0x100000001b3ull;
   }

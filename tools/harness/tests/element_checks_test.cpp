@@ -74,6 +74,17 @@ TEST(Hash, ChangesWithOneBit) {
   EXPECT_EQ(HashBytes(nullptr, 0), 0xcbf29ce484222325ull);
 }
 
+TEST(Hash, SeesEveryByteOfWordsAndTail) {
+  std::vector<unsigned char> data(67, 7);  // 8 words and 3 tail bytes
+  const std::uint64_t before = HashBytes(data.data(), data.size());
+  for (std::size_t i : {std::size_t{0}, std::size_t{13}, std::size_t{63}, std::size_t{66}}) {
+    data[i] ^= 0x80;
+    EXPECT_NE(before, HashBytes(data.data(), data.size())) << "byte " << i;
+    data[i] ^= 0x80;
+  }
+  EXPECT_EQ(before, HashBytes(data.data(), data.size()));
+}
+
 TEST(Compare, WithinToleranceIsOk) {
   std::vector<double> want = {1.0, -2.0, 100.0};
   std::vector<double> got = {1.0 + 1e-6, -2.0, 100.0 + 5e-4};
