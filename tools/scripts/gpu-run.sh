@@ -20,6 +20,8 @@
 #                 and ncu's kernel-only times at 1-1024 tokens (ours vs the peers importable here)
 #   --peers-only  the peer benchmark and the small-shape ncu probe, on the projects an earlier
 #                 run left in $KBUILD_GPU_WORK
+#   --trust       what the harness's trust checks need: every template's tests and benchmarks,
+#                 the wrong-kernel suite and isolation through kbuild, and the pip wheel
 #   --features    the harness features only (--sanitize, flushed / --graph / --compare benches of
 #                 small cases) on the rmsnorm template: about two minutes
 #   --dry-run     print the steps the mode would run, run nothing
@@ -33,10 +35,11 @@ MODE="" DRY=0
 for arg in "$@"; do
   case "$arg" in
     --dry-run) DRY=1 ;;
-    --quick | --checks | --benches | --build-only | --rmsnorm | --peers-only | --features)
+    --quick | --checks | --benches | --build-only | --rmsnorm | --peers-only | --features | \
+      --trust)
       MODE="$arg" ;;
     *) echo "usage: $0 [--quick | --checks | --benches | --build-only | --rmsnorm |" \
-         "--peers-only | --features] [--dry-run]" >&2
+         "--peers-only | --features | --trust] [--dry-run]" >&2
        exit 2 ;;
   esac
 done
@@ -61,6 +64,7 @@ case "$MODE" in
     ONLY_TEMPLATE=rmsnorm WHEEL=0 ;;
   --peers-only) TEMPLATES=0 TESTS=0 BENCHES=0 FEATURES=0 SWEEP=0 PLAIN_SELFTEST=0
     KBUILD_SELFTESTS=0 SANITIZE_PROOF=0 PROBE=1 WHEEL=0 ;;
+  --trust) FEATURES=0 SWEEP=0 PLAIN_SELFTEST=0 SANITIZE_PROOF=0 PEERS=0 ;;
   --features) TESTS=0 BENCHES=0 SWEEP=0 PLAIN_SELFTEST=0 KBUILD_SELFTESTS=0 SANITIZE_PROOF=0
     PEERS=0 ONLY_TEMPLATE=rmsnorm WHEEL=0 ;;
 esac

@@ -79,3 +79,13 @@ def test_features_builds_one_template_and_runs_only_the_harness_features():
 def test_unknown_argument_is_a_usage_error(arg):
     r = subprocess.run(["bash", str(SCRIPT), arg], capture_output=True, text=True)
     assert r.returncode == 2 and "usage:" in r.stderr
+
+
+def test_trust_runs_every_template_the_wrong_kernels_and_the_wheel_only():
+    s = steps("--trust")
+    assert all(f"{t}: kbuild test" in s and f"{t}: kbuild bench" in s for t in TEMPLATES)
+    assert "harness self-test: kbuild test on the wrong kernels" in s
+    assert "harness self-test: kbuild test isolates crash + hang" in s
+    assert "kbuild wheel: blank init+build+test+bench" in s
+    assert not any("sweep" in step or "small cases" in step or "peer" in step for step in s)
+    assert "harness self-test (wrong kernels, plain CMake)" not in s
