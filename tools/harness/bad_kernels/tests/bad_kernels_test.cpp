@@ -48,7 +48,10 @@ TEST(BadKernels, MissesTailOnOddSizes) {
 }
 
 TEST(BadKernels, SharedMemoryRaceWithoutBarrier) {
-  kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_shared_race"), {FailReason::kMismatch});
+  // The racing read sees stale shared memory: a wrong sum, or a negative one whose rsqrt is NaN
+  // (seen at 64x4096 on the H200, 2026-12-01).
+  kb::harness::ExpectOpFails(RmsNormSpec("rms_norm_shared_race"),
+                             {FailReason::kMismatch, FailReason::kNonFinite});
 }
 
 TEST(BadKernels, ProducesNaN) {

@@ -28,7 +28,7 @@ struct TestRunOptions {
   std::filesystem::path log;             // build/logs/test.log (all output)
   std::optional<std::string> filter;     // GoogleTest pattern (--gtest_filter)
   std::optional<std::string> sanitizer;  // memcheck, racecheck, synccheck, initcheck
-  double timeout_seconds = 120;          // per test
+  double timeout_seconds = 300;          // per test
   std::map<std::string, std::string> env;
   std::filesystem::path project_library;  // KBUILD_PROJECT_LIBRARY for the harness
   std::function<void(const std::string&)> progress;  // one line per test; may be empty
