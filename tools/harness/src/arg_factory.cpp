@@ -55,6 +55,32 @@ void FillRandom(at::Tensor& view, double magnitude, at::Generator& generator) {
 
 }  // namespace
 
+std::optional<PatternBits> IntegerBitsOf(PoisonPattern p) {
+  switch (p.element_size) {
+    case 1:
+      return PatternBits{at::kChar, static_cast<std::int8_t>(p.bits)};
+    case 2:
+      return PatternBits{at::kShort, static_cast<std::int16_t>(p.bits)};
+    case 4:
+      return PatternBits{at::kInt, static_cast<std::int32_t>(p.bits)};
+    case 8:
+      return PatternBits{at::kLong, static_cast<std::int64_t>(p.bits)};
+  }
+  return std::nullopt;
+}
+
+void FillPattern(const at::Tensor& t, PoisonPattern pattern) {
+  if (t.numel() == 0) return;
+  if (auto bits = IntegerBitsOf(pattern); bits && t.element_size() == pattern.element_size) {
+    t.view(bits->dtype).fill_(bits->value);
+    return;
+  }
+  // Other widths (complex): the pattern written on the host, copied bit for bit.
+  at::Tensor host = at::empty(t.sizes(), t.options().device(at::kCPU));
+  FillPoison(host.data_ptr(), static_cast<std::size_t>(host.numel()), pattern);
+  t.copy_(host);
+}
+
 at::Tensor PoisonedCpuBuffer(std::int64_t count, at::ScalarType dtype, bool guard) {
   at::Tensor buffer = at::empty({count}, at::TensorOptions().dtype(dtype));
   const DType d = ToDType(dtype);
@@ -99,11 +125,12 @@ at::Tensor ArgFactory::Make(at::IntArrayRef shape_ref, std::optional<at::ScalarT
   const std::int64_t guard = std::max<std::int64_t>(kGuardBytes / element_size, 1);
   const std::int64_t offset = guard + (follows_case && case_.offset_view ? 1 : 0);
   at::Tensor base =
-      PoisonedCpuBuffer(offset + wide_numel + guard, dtype, /*guard=*/true).to(device_);
+      at::empty({offset + wide_numel + guard}, at::TensorOptions().dtype(dtype).device(device_));
+  FillPattern(base, GuardFor(ToDType(dtype), base.element_size()));
   at::Tensor view = base.as_strided(shape, strides, offset);
 
   if (role == Role::kOutput) {
-    view.copy_(PoisonedCpuBuffer(view.numel(), dtype).view(shape));  // same dtype: bits kept
+    FillPattern(view, PoisonFor(ToDType(dtype), view.element_size()));
   } else {
     FillRandom(view, role == Role::kParam ? 1.0 : case_.magnitude, generator_);
   }

@@ -11,35 +11,6 @@ namespace kb::harness {
 
 namespace {
 
-// The integer type of the same width, so poison bits are written and found
-// exactly (float arithmetic may not keep a NaN payload). kUndefined: none.
-at::ScalarType SameWidthInt(std::size_t element_size) {
-  switch (element_size) {
-    case 1:
-      return at::kChar;
-    case 2:
-      return at::kShort;
-    case 4:
-      return at::kInt;
-    case 8:
-      return at::kLong;
-  }
-  return at::ScalarType::Undefined;
-}
-
-// The pattern's bits as the signed integer SameWidthInt holds.
-std::int64_t SignedBits(PoisonPattern p) {
-  switch (p.element_size) {
-    case 1:
-      return static_cast<std::int8_t>(p.bits);
-    case 2:
-      return static_cast<std::int16_t>(p.bits);
-    case 4:
-      return static_cast<std::int32_t>(p.bits);
-  }
-  return static_cast<std::int64_t>(p.bits);
-}
-
 PoisonPattern PoisonOf(const at::Tensor& t) {
   return PoisonFor(ToDType(t.scalar_type()), t.element_size());
 }
@@ -58,9 +29,9 @@ std::string ShapeText(at::IntArrayRef shape) {
 // Elements of `t` still holding the output poison (flat, row-major index).
 PoisonScan ScanPoisonOnDevice(const at::Tensor& t) {
   PoisonScan scan;
-  const at::ScalarType as_int = SameWidthInt(t.element_size());
-  if (as_int == at::ScalarType::Undefined || t.numel() == 0) return scan;
-  const at::Tensor hits = t.view(as_int).eq(SignedBits(PoisonOf(t)));
+  const std::optional<PatternBits> bits = IntegerBitsOf(PoisonOf(t));
+  if (!bits || t.numel() == 0) return scan;
+  const at::Tensor hits = t.view(bits->dtype).eq(bits->value);
   const at::Tensor both = at::stack({hits.sum(), hits.to(at::kByte).argmax()}).cpu();
   scan.count = both[0].item<std::int64_t>();
   if (scan.count > 0) scan.first_index = both[1].item<std::int64_t>();
@@ -121,10 +92,7 @@ Args ArgCopies(const Args& args) {
   return copies;
 }
 
-void PoisonOnDevice(const at::Tensor& t) {
-  const at::ScalarType as_int = SameWidthInt(t.element_size());
-  if (as_int != at::ScalarType::Undefined) t.view(as_int).fill_(SignedBits(PoisonOf(t)));
-}
+void PoisonOnDevice(const at::Tensor& t) { FillPattern(t, PoisonOf(t)); }
 
 void CopyValuesInto(const Args& timed, const Args& fresh) {
   for (std::size_t i = 0; i < timed.size() && i < fresh.size(); ++i) {

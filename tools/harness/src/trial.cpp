@@ -87,8 +87,11 @@ TrialOutcome Fail(FailReason reason, std::string message) {
 void PoisonAllocator(at::Device device,
                      const std::vector<std::pair<std::int64_t, at::ScalarType>>& sizes) {
   std::vector<at::Tensor> blocks;
-  for (const auto& [numel, dtype] : sizes)
-    blocks.push_back(PoisonedCpuBuffer(numel, dtype).to(device));
+  for (const auto& [numel, dtype] : sizes) {
+    at::Tensor block = at::empty({numel}, at::TensorOptions().dtype(dtype).device(device));
+    FillPattern(block, PoisonFor(ToDType(dtype), block.element_size()));
+    blocks.push_back(block);
+  }
 }
 
 // Changed bytes in the guard bands (the buffer outside the view).

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "kbuild/harness/element_checks.h"
 
 namespace kb::harness {
@@ -66,6 +68,19 @@ TEST(ArgFactory, SameSeedSameValuesOtherSeedOtherValues) {
   EXPECT_TRUE(at::equal(a, b));
   EXPECT_FALSE(at::equal(a, c));
   EXPECT_GT(a.to(at::kFloat).std().item<float>(), 0.5) << "random normal, not constant";
+}
+
+TEST(ArgFactory, FillPatternWritesTheSameBitsAsTheHostFill) {
+  for (at::ScalarType dtype : {at::kBFloat16, at::kHalf, at::kFloat, at::kDouble, at::kChar}) {
+    const DType d = ToDType(dtype);
+    at::Tensor t = at::empty({37}, at::TensorOptions().dtype(dtype));
+    for (PoisonPattern p : {PoisonFor(d, t.element_size()), GuardFor(d, t.element_size())}) {
+      FillPattern(t, p);
+      at::Tensor want = at::empty_like(t);
+      FillPoison(want.data_ptr(), 37, p);
+      EXPECT_EQ(std::memcmp(t.data_ptr(), want.data_ptr(), t.nbytes()), 0) << t.scalar_type();
+    }
+  }
 }
 
 }  // namespace

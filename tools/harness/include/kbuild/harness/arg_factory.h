@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kbuild/harness/case.h"
+#include "kbuild/harness/element_checks.h"
 
 namespace kb::harness {
 
@@ -50,6 +51,20 @@ class ArgFactory {
   at::Generator generator_;
   std::vector<MadeTensor> made_;
 };
+
+// A poison pattern as an integer dtype of the same width and the value whose
+// bits it is: integer ops write and find it exactly on any device (float ops
+// may not keep a NaN payload). Nothing for widths no integer dtype has.
+struct PatternBits {
+  at::ScalarType dtype;
+  std::int64_t value;
+};
+std::optional<PatternBits> IntegerBitsOf(PoisonPattern pattern);
+
+// Fills `t` on its own device with the pattern's exact bits (no host buffer:
+// a host fill and copy made a 2^31-element case slow and cost the bench's
+// value check most of its time).
+void FillPattern(const at::Tensor& t, PoisonPattern pattern);
 
 // A CPU tensor holding `count` elements of the dtype's output poison, or of
 // its guard NaN when `guard` is set (element_checks.h says why they differ).
