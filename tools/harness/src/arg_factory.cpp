@@ -81,14 +81,6 @@ void FillPattern(const at::Tensor& t, PoisonPattern pattern) {
   t.copy_(host);
 }
 
-at::Tensor PoisonedCpuBuffer(std::int64_t count, at::ScalarType dtype, bool guard) {
-  at::Tensor buffer = at::empty({count}, at::TensorOptions().dtype(dtype));
-  const DType d = ToDType(dtype);
-  FillPoison(buffer.data_ptr(), static_cast<std::size_t>(count),
-             guard ? GuardFor(d, buffer.element_size()) : PoisonFor(d, buffer.element_size()));
-  return buffer;
-}
-
 ArgFactory::ArgFactory(const Case& c, at::Device device, std::uint64_t seed)
     : case_(c), device_(device), generator_(MakeGenerator(device, seed)) {}
 

@@ -66,8 +66,4 @@ std::optional<PatternBits> IntegerBitsOf(PoisonPattern pattern);
 // value check most of its time).
 void FillPattern(const at::Tensor& t, PoisonPattern pattern);
 
-// A CPU tensor holding `count` elements of the dtype's output poison, or of
-// its guard NaN when `guard` is set (element_checks.h says why they differ).
-at::Tensor PoisonedCpuBuffer(std::int64_t count, at::ScalarType dtype, bool guard = false);
-
 }  // namespace kb::harness
