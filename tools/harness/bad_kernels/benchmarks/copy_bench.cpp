@@ -7,6 +7,7 @@
 #include <ATen/cuda/CUDAContext.h>
 #include <cuda_runtime_api.h>
 
+#include "../tests/rms_norm_spec.h"
 #include "kbuild/harness/benchmark.h"
 
 namespace {
@@ -47,21 +48,9 @@ kb::harness::BenchSpec CopySpec() {
 // value check before timing reads its output before the side stream wrote it
 // (unwritten); timing would also see work outside the timed stream.
 kb::harness::BenchSpec SideStreamCheatSpec() {
-  kb::harness::BenchSpec spec;
+  kb::harness::BenchSpec spec =
+      bad_kernels_tests::RmsNormBenchSpec("rms_norm_side_stream", {8192, 4096});
   spec.name = "expected_fail_side_stream";
-  spec.op = kb::harness::ProjectOp("rms_norm_side_stream");
-  spec.cases = kb::harness::MakeCases({{8192, 4096}}, {at::kFloat});
-  spec.make_args = [](kb::harness::ArgFactory& f) {
-    const auto& s = f.test_case().shape;
-    return Args{f.Output(s), f.Input(s), 1e-6};
-  };
-  spec.bytes = [](const kb::harness::Case& c) {
-    return 2.0 * 4.0 * static_cast<double>(c.shape[0] * c.shape[1]);
-  };
-  spec.reference = [](const Args& a) {
-    const at::Tensor x = a[1].toTensor();
-    return std::vector<at::Tensor>{x * at::rsqrt(x.pow(2).mean(-1, true) + a[2].toDouble())};
-  };
   spec.iterations = 20;  // each launch waits 2 ms on the side stream
   return spec;
 }

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kbuild/harness/benchmark.h"
+#include "rms_norm_spec.h"
 
 namespace {
 
@@ -15,23 +16,7 @@ using kb::harness::Args;
 using kb::harness::BenchRecord;
 using kb::harness::BenchSpec;
 
-BenchSpec RmsNormBench(const std::string& op, std::vector<int64_t> shape) {
-  BenchSpec spec;
-  spec.op = kb::harness::ProjectOp(op);
-  spec.cases = kb::harness::MakeCases({std::move(shape)}, {at::kFloat});
-  spec.make_args = [](kb::harness::ArgFactory& f) {
-    const auto& s = f.test_case().shape;
-    return Args{f.Output(s), f.Input(s), 1e-6};
-  };
-  spec.bytes = [](const kb::harness::Case& c) {
-    return 2.0 * 4.0 * static_cast<double>(c.shape[0] * c.shape[1]);
-  };
-  spec.reference = [](const Args& a) {
-    const at::Tensor x = a[1].toTensor();
-    return std::vector<at::Tensor>{x * at::rsqrt(x.pow(2).mean(-1, true) + a[2].toDouble())};
-  };
-  return spec;
-}
+using bad_kernels_tests::RmsNormBenchSpec;
 
 // The same check against the first baseline instead of a reference.
 BenchSpec AgainstBaseline(BenchSpec spec) {
@@ -70,8 +55,8 @@ class BenchCheck : public ::testing::Test {
 };
 
 TEST_F(BenchCheck, CorrectRmsNormPassesAgainstReferenceAndBaseline) {
-  for (const BenchSpec& spec : {RmsNormBench("rms_norm", {131072, 128}),
-                                AgainstBaseline(RmsNormBench("rms_norm", {131072, 128}))}) {
+  for (const BenchSpec& spec : {RmsNormBenchSpec("rms_norm", {131072, 128}),
+                                AgainstBaseline(RmsNormBenchSpec("rms_norm", {131072, 128}))}) {
     BenchRecord r = Measure(spec);
     EXPECT_EQ(ProblemStartingWith(r, "incorrect"), "") << AllProblems(r);
     EXPECT_EQ(r.checked_against, spec.reference ? "reference" : "baseline 'at::rms_norm'");
@@ -81,7 +66,7 @@ TEST_F(BenchCheck, CorrectRmsNormPassesAgainstReferenceAndBaseline) {
 }
 
 TEST_F(BenchCheck, DegradingAfterManyCallsFailsAfterTiming) {
-  BenchRecord r = Measure(RmsNormBench("rms_norm_degrades", {8192, 4096}));
+  BenchRecord r = Measure(RmsNormBenchSpec("rms_norm_degrades", {8192, 4096}));
   EXPECT_NE(ProblemStartingWith(r,
                                 "incorrect (unwritten) after timing, checked against the "
                                 "reference"),
@@ -92,14 +77,14 @@ TEST_F(BenchCheck, DegradingAfterManyCallsFailsAfterTiming) {
 }
 
 TEST_F(BenchCheck, NaNOnlyOnLargeShapesFailsBeforeTiming) {
-  BenchRecord r = Measure(RmsNormBench("rms_norm_nan_large", {131072, 128}));
+  BenchRecord r = Measure(RmsNormBenchSpec("rms_norm_nan_large", {131072, 128}));
   EXPECT_NE(ProblemStartingWith(r,
                                 "incorrect (nonfinite) before timing, checked against the "
                                 "reference"),
             "")
       << AllProblems(r);
   BenchRecord baseline =
-      Measure(AgainstBaseline(RmsNormBench("rms_norm_nan_large", {131072, 128})));
+      Measure(AgainstBaseline(RmsNormBenchSpec("rms_norm_nan_large", {131072, 128})));
   EXPECT_NE(ProblemStartingWith(baseline,
                                 "incorrect (nonfinite) before timing, checked against "
                                 "the baseline 'at::rms_norm'"),
@@ -108,12 +93,12 @@ TEST_F(BenchCheck, NaNOnlyOnLargeShapesFailsBeforeTiming) {
 }
 
 TEST_F(BenchCheck, NaNLargeIsRightOnTestSizedShapes) {
-  BenchRecord r = Measure(RmsNormBench("rms_norm_nan_large", {2048, 4096}));
+  BenchRecord r = Measure(RmsNormBenchSpec("rms_norm_nan_large", {2048, 4096}));
   EXPECT_EQ(ProblemStartingWith(r, "incorrect"), "") << AllProblems(r);
 }
 
 TEST_F(BenchCheck, ASpecWithNothingToCheckAgainstFails) {
-  BenchSpec spec = RmsNormBench("rms_norm", {64, 128});
+  BenchSpec spec = RmsNormBenchSpec("rms_norm", {64, 128});
   spec.reference = nullptr;
   BenchRecord r = Measure(spec);
   ASSERT_FALSE(r.problems.empty());
