@@ -3,6 +3,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "bench_value_check.h"  // DeviceReferenceArgs, ArgRoles: one reference path
 #include "chunked_compare.h"
 #include "kbuild/harness/cuda_sync.h"
 
@@ -42,25 +43,6 @@ std::string ShapeText(at::IntArrayRef shape) {
   std::ostringstream out;
   out << shape;
   return out.str();
-}
-
-// The args the reference sees: pre-call values as float64 copies on the op's
-// device (huge cases never round-trip through the host; docs/harness.md).
-Args ReferenceArgs(const Args& args, const ArgFactory& factory) {
-  Args ref;
-  for (const c10::IValue& arg : args) {
-    if (!arg.isTensor()) {
-      ref.push_back(arg);
-      continue;
-    }
-    at::Tensor t = arg.toTensor();
-    const MadeTensor* made = factory.Find(t);
-    const at::ScalarType type = at::isFloatingType(t.scalar_type()) ? at::kDouble : t.scalar_type();
-    at::Tensor copy = t.to(type, /*non_blocking=*/false, /*copy=*/true).contiguous();
-    if (made && made->role == Role::kOutput) copy.zero_();
-    ref.push_back(copy);
-  }
-  return ref;
 }
 
 double ValueAt(const at::Tensor& t, std::int64_t flat) {
@@ -131,7 +113,9 @@ TrialOutcome RunTrial(const OpSpec& spec, const OpHandle& op, const Case& c, std
       input_hashes.push_back({i, HashTensor(made ? made->base : t)});
     }
   }
-  Args ref_args = ReferenceArgs(args, factory);
+  // Pre-call values as float64 copies on the op's device (huge cases never
+  // round-trip through the host; docs/harness.md).
+  Args ref_args = DeviceReferenceArgs(args, ArgRoles(args, factory));
 
   PoisonAllocator(spec.device, poison_sizes);
   std::vector<c10::IValue> returns;
