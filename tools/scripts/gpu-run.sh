@@ -182,6 +182,11 @@ fi
 # The wheel (`pip wheel .` on the developer machine, carried in .dist/) in this machine's torch
 # environment: with KBUILD_HOME unset it must find its own data and build, test and bench a
 # template; doctor must say the data was found beside the executable.
+if [[ $WHEEL == 1 && $DRY == 0 ]] && ! ls "$ROOT"/.dist/kbuild-*.whl >/dev/null 2>&1; then
+  echo "no wheel in .dist/: the wheel steps are skipped"
+  printf 'kbuild wheel\tskipped (no .dist/kbuild-*.whl carried)\t0s\t-\n' >> "$SUMMARY"
+  WHEEL=0
+fi
 if [[ $WHEEL == 1 ]]; then
   step "kbuild wheel: install into the torch environment" wheel.log bash -c \
     "ls '$ROOT'/.dist/kbuild-*.whl && python3 -m pip install --no-index --no-deps \
