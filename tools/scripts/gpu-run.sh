@@ -27,7 +27,10 @@
 #   --dry-run     print the steps the mode would run, run nothing
 # One call of the GPU machine (10 minutes) holds about one mode. Extra kernel projects (e.g. one
 # written from the skill alone) are built, tested and benchmarked too when listed in
-# GPU_RUN_PROJECTS (space-separated directories).
+# GPU_RUN_PROJECTS (space-separated directories). GPU_RUN_TEMPLATES (space-separated template names)
+# limits the templates a mode builds, tests and benchmarks. Peer wheels stashed by this or an
+# earlier call (.whl/, .whl-a/, .whl-b/) are installed into /tmp/site first, so every
+# `kbuild bench` times the peers its project's benchmarks/peers.py lists.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
@@ -104,6 +107,27 @@ if [[ $DRY == 0 ]]; then
   cp "$ROOT"/.whl*/*.whl "$ROOT"/.whl*/*.part.* "$WHEELS"/ 2>/dev/null
 fi
 
+# Before the templates: `kbuild bench` times the peers a project lists in benchmarks/peers.py
+# (torch.compile, Liger, QuACK) in its Python worker, which imports them from here.
+if [[ $DRY == 0 ]]; then
+  # Peer wheels travel in .whl/ (or split over .whl-a/ and .whl-b/ to fit the transfer limit;
+  # a wheel too large for one transfer travels as <name>.part.* chunks joined here).
+  for first in "$WHEELS"/*.part.aa; do
+    base="${first%.part.aa}"
+    [[ -e "$first" && -e "$base.part.ab" ]] || continue   # join once every chunk has arrived
+    cat "$base".part.* > "$base" && rm -f "$base".part.*
+  done
+  ls "$WHEELS" > "$OUT/wheels.log"
+  if ls "$WHEELS"/*.whl >/dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+      --target /tmp/site "$WHEELS"/*.whl >> "$OUT/wheels.log" 2>&1
+    export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
+    # .pth files (the CuTe DSL puts its `cutlass` package on sys.path through one) are read only
+    # in site directories, not on PYTHONPATH: add the folder they name.
+    [[ -d /tmp/site/nvidia_cutlass_dsl/dsl_packages ]] && \
+      export PYTHONPATH="/tmp/site/nvidia_cutlass_dsl/dsl_packages:$PYTHONPATH"
+  fi
+fi
 if [[ $TEMPLATES == 1 || $KBUILD_SELFTESTS == 1 || $SANITIZE_PROOF == 1 ]]; then
   BUILD="$WORK/kbuild-build"
   step "build kbuild" kbuild-build.log bash -c "cmake -S '$ROOT' -B '$BUILD' -G Ninja \
@@ -121,6 +145,7 @@ if [[ $TEMPLATES == 1 ]]; then
   for tdir in "$ROOT"/templates/*/; do
     t="$(basename "$tdir")"; [[ -f "$tdir/template.toml" ]] || continue
     [[ -n "$ONLY_TEMPLATE" && "$t" != "$ONLY_TEMPLATE" ]] && continue
+    [[ -n "${GPU_RUN_TEMPLATES:-}" && " $GPU_RUN_TEMPLATES " != *" $t "* ]] && continue
     proj="$WORK/proj-$t"; [[ $DRY == 0 ]] && rm -rf "$proj"
     name="${t//_/-}-demo"
     step "$t: init+check+build" "$t.log" bash -c "kbuild init '$name' --template '$t' \
@@ -199,6 +224,10 @@ if [[ $WHEEL == 1 ]]; then
      "$kb" -C "$1" test && "$kb" -C "$1" bench' _ "$WORK/wheel-blank"
 fi
 
+# The peer worker's timing rules and value checks on a real GPU (they skip without one).
+[[ $TESTS == 1 ]] && step "peer worker tests (pytest, GPU)" peer-worker.log \
+  python3 -m pytest -q -rs "$ROOT/tools/harness/python"
+
 BAD="$ROOT/tools/harness/bad_kernels"
 [[ $PLAIN_SELFTEST == 1 ]] && step "harness self-test (wrong kernels, plain CMake)" \
   harness-selftest.log bash "$BAD/run.sh" "$WORK/bad-kernels"
@@ -213,25 +242,6 @@ fi
 [[ $SANITIZE_PROOF == 1 ]] && step "harness self-test: kbuild test --sanitize reports findings" \
   harness-selftest.log bash "$BAD/sanitize.sh" kbuild
 
-if [[ ( $PEERS == 1 || $PROBE == 1 ) && $DRY == 0 ]]; then
-  # Peer wheels travel in .whl/ (or split over .whl-a/ and .whl-b/ to fit the transfer limit;
-  # a wheel too large for one transfer travels as <name>.part.* chunks joined here).
-  for first in "$WHEELS"/*.part.aa; do
-    base="${first%.part.aa}"
-    [[ -e "$first" && -e "$base.part.ab" ]] || continue   # join once every chunk has arrived
-    cat "$base".part.* > "$base" && rm -f "$base".part.*
-  done
-  ls "$WHEELS" > "$OUT/wheels.log"
-  if ls "$WHEELS"/*.whl >/dev/null 2>&1; then
-    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-      --target /tmp/site "$WHEELS"/*.whl >> "$OUT/wheels.log" 2>&1
-    export PYTHONPATH="/tmp/site${PYTHONPATH:+:$PYTHONPATH}"
-    # .pth files (the CuTe DSL puts its `cutlass` package on sys.path through one) are read only
-    # in site directories, not on PYTHONPATH: add the folder they name.
-    [[ -d /tmp/site/nvidia_cutlass_dsl/dsl_packages ]] && \
-      export PYTHONPATH="/tmp/site/nvidia_cutlass_dsl/dsl_packages:$PYTHONPATH"
-  fi
-fi
 if [[ $PEERS == 1 ]]; then
   step "peer benchmark (rmsnorm)" peers.log \
     python3 -X faulthandler "$ROOT/tools/peer_bench/rmsnorm_peers.py" "$WORK/proj-rmsnorm" \
