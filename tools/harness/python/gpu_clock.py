@@ -1,0 +1,84 @@
+"""The GPU-side tools of peer_timing: timing events, the L2 flush buffer, and a spin kernel
+(torch.cuda._sleep) that keeps the GPU busy while the host enqueues the timed calls."""
+
+import contextlib
+import gc
+import time
+
+import torch
+
+CALIBRATION_CYCLES = 20_000_000  # about 10 ms at H200 clocks
+
+_flush_buffers = {}
+_cycles_per_us = {}
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """A cyclic collection in the middle of an enqueue loop would count as host time."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def events(count):
+    return [torch.cuda.Event(enable_timing=True) for _ in range(count)]
+
+
+def elapsed_us(start, stop):
+    return 1000.0 * start.elapsed_time(stop)
+
+
+def l2_cache_bytes():
+    return torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
+
+
+def flush_buffer():
+    """max(2 x L2, 1 MiB) bytes, as timing.cpp's L2Flusher; writing it evicts the last call's
+    data from L2. One per device for the process."""
+    device = torch.cuda.current_device()
+    if device not in _flush_buffers:
+        size = max(2 * l2_cache_bytes(), 1 << 20)
+        _flush_buffers[device] = torch.empty(size, dtype=torch.uint8, device="cuda")
+    return _flush_buffers[device]
+
+
+def cycles_per_us():
+    """torch.cuda._sleep counts SM clock cycles: calibrated once per process and device by
+    timing a spin with events (the last of three, once the clocks have risen)."""
+    device = torch.cuda.current_device()
+    if device not in _cycles_per_us:
+        start, stop = events(2)
+        for _ in range(3):
+            start.record()
+            torch.cuda._sleep(CALIBRATION_CYCLES)
+            stop.record()
+            stop.synchronize()
+        _cycles_per_us[device] = CALIBRATION_CYCLES / max(elapsed_us(start, stop), 1e-3)
+    return _cycles_per_us[device]
+
+
+def spin(us):
+    """Enqueues a kernel that keeps the GPU busy for about `us` microseconds."""
+    torch.cuda._sleep(max(1, int(us * cycles_per_us())))
+
+
+def behind_spin(spin_us, enqueue):
+    """Host time of enqueue() run while the GPU spins, and how long the spin really lasted by
+    events: _sleep counts cycles, so a clock change stretches or shrinks it, and the fell-behind
+    check must compare with the real length (timing.cpp's %globaltimer spin lasts as asked)."""
+    start, stop = events(2)
+    cycles_per_us()  # a first calibration must not run inside the measured spin
+    with gc_paused():
+        start.record()
+        spin(spin_us)
+        stop.record()
+        began = time.perf_counter()
+        enqueue()
+        host_us = 1e6 * (time.perf_counter() - began)
+    torch.cuda.synchronize()
+    return host_us, elapsed_us(start, stop)

@@ -1,0 +1,180 @@
+"""GPU timing of a Python callable by the rules of the C++ harness (tools/harness/src/timing.cpp),
+so that a peer and our op timed in the same process are measured alike.
+
+Keep in step with timing.cpp and stats.cpp: the warm-up, the L2 flush (a write of max(2 x L2,
+1 MiB) before each eager call), events on the current stream, the host kept ahead of the GPU
+(pilot, one spin of 1.5 x iterations x host time per iteration + 50 us capped at 500 ms, the
+fell-behind check), host time per call, graph mode (capture `iterations` calls rotated over the
+input sets, 20 replays), the consistency check (host clock over events > 1.5 x + 200 us) and the
+percentiles. tools/harness/python/README.md describes the rules.
+"""
+
+import contextlib
+import math
+import time
+from dataclasses import dataclass, field
+
+import torch
+
+from gpu_clock import behind_spin, elapsed_us, events, flush_buffer, gc_paused
+from peer_text import describe_exception
+
+GRAPH_REPLAYS = 20
+MAX_INPUT_SETS = 64  # benchmark.cpp kMaxInputSets
+SPIN_MARGIN = 1.5
+SPIN_SLACK_US = 50.0
+SPIN_CAP_US = 500_000.0
+HOST_OVER_EVENT_LIMIT = 1.5  # timing.h kHostOverEventLimit
+HOST_ALLOWANCE_US = 200.0  # timing.h kHostAllowanceUs
+PROBE_ITERATIONS = 5  # sizes the pilot's spin; not reported
+
+
+@dataclass
+class Timing:
+    samples_us: list = field(default_factory=list)
+    median: float = 0.0
+    p10: float = 0.0
+    p90: float = 0.0
+    host_us_per_call: float = 0.0
+    problem: str = ""  # "" when the numbers can be published
+
+
+def percentile(sorted_samples, q):
+    """Linear interpolation between closest ranks, as stats.cpp's Percentile."""
+    if not sorted_samples:
+        return 0.0
+    rank = min(max(q, 0.0), 1.0) * (len(sorted_samples) - 1)
+    lo, hi = math.floor(rank), math.ceil(rank)
+    return sorted_samples[lo] + (sorted_samples[hi] - sorted_samples[lo]) * (rank - lo)
+
+
+def summarize(samples, host_us_per_call=0.0, problem=""):
+    ordered = sorted(samples)
+    return Timing(list(samples), percentile(ordered, 0.5), percentile(ordered, 0.1),
+                  percentile(ordered, 0.9), host_us_per_call, problem)
+
+
+def input_set_count(bytes_per_set, l2_bytes):
+    """Graph mode has no flush: rotate over enough input sets to exceed 2x L2."""
+    if bytes_per_set <= 0 or l2_bytes <= 0:
+        return 1
+    return max(1, min(MAX_INPUT_SETS, math.ceil(2.0 * l2_bytes / bytes_per_set) + 1))
+
+
+def work_outside_timed_stream(host_us, event_us):
+    return host_us > HOST_OVER_EVENT_LIMIT * event_us + HOST_ALLOWANCE_US
+
+
+def _bare_calls(call, sets, count):
+    for i in range(count):
+        call(i % sets)
+
+
+def _pilot_spin_us(enqueue_iterations, iterations):
+    """A spin long enough for the pilot, from the host time of a few unspun iterations."""
+    probe = min(PROBE_ITERATIONS, iterations)
+    began = time.perf_counter()
+    enqueue_iterations(probe)
+    per_iteration = 1e6 * (time.perf_counter() - began) / probe
+    torch.cuda.synchronize()
+    return min(SPIN_CAP_US, 2.0 * iterations * per_iteration + 1000.0)
+
+
+def _host_us_per_call(call, sets, iterations, pilot_spin_us):
+    host_us, _ = behind_spin(pilot_spin_us, lambda: _bare_calls(call, sets, iterations))
+    return host_us / iterations
+
+
+def _time_eager(call, sets, iterations):
+    """Per call: flush L2 (not timed), event, call, event; all enqueued behind one spin."""
+    flush = flush_buffer()
+    starts, stops = events(iterations), events(iterations)
+
+    def enqueue_iterations(count):
+        for i in range(count):
+            flush.fill_(0x5A)
+            starts[i].record()
+            call(i % sets)
+            stops[i].record()
+
+    pilot_spin_us = _pilot_spin_us(enqueue_iterations, iterations)
+    host_per_call = _host_us_per_call(call, sets, iterations, pilot_spin_us)
+    pilot_us, _ = behind_spin(pilot_spin_us, lambda: enqueue_iterations(iterations))
+    per_iteration = pilot_us / iterations
+    spin_us = min(SPIN_CAP_US, SPIN_MARGIN * iterations * per_iteration + SPIN_SLACK_US)
+    host_us, spun_us = behind_spin(spin_us, lambda: enqueue_iterations(iterations))
+    samples = [elapsed_us(s, e) for s, e in zip(starts, stops)]
+    problem = ""
+    if host_us > spun_us:
+        problem = (f"the host fell behind the GPU: enqueueing {iterations} timed calls took "
+                   f"{host_us:.0f} us, the spin ahead of them {spun_us:.0f} us (planned "
+                   f"{spin_us:.0f} us from a pilot of {per_iteration:.1f} us per call); "
+                   "the times would include host time")
+    return samples, host_per_call, problem
+
+
+def _time_graph(call, sets, iterations):
+    """Captures `iterations` calls (no flush: the sets rotate past L2) and times replays."""
+    current = torch.cuda.current_stream()
+    side = torch.cuda.Stream()
+    side.wait_stream(current)
+    with torch.cuda.stream(side):  # warm-up on a side stream, as torch's graph docs ask
+        _bare_calls(call, sets, min(3, iterations))
+    current.wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    try:
+        with torch.cuda.graph(graph):
+            _bare_calls(call, sets, iterations)
+    except Exception as e:  # noqa: BLE001 - any capture failure is the finding
+        with contextlib.suppress(Exception):
+            torch.cuda.synchronize()
+        return [], f"not capturable in a CUDA graph: {describe_exception(e)}"
+    graph.replay()  # the first replay uploads the graph
+    torch.cuda.synchronize()
+    starts, stops = events(GRAPH_REPLAYS), events(GRAPH_REPLAYS)
+    for start, stop in zip(starts, stops):
+        start.record()
+        graph.replay()
+        stop.record()
+    torch.cuda.synchronize()
+    return [elapsed_us(s, e) / iterations for s, e in zip(starts, stops)], ""
+
+
+def _consistency_problem(call, sets, iterations):
+    """Back-to-back calls timed by one event pair and by the host clock around a device-wide
+    synchronize (timing.cpp's TimeConsistency): much more host time means another stream."""
+    start, stop = events(2)
+    torch.cuda.synchronize()
+    with gc_paused():
+        began = time.perf_counter()
+        start.record()
+        _bare_calls(call, sets, iterations)
+        stop.record()
+        torch.cuda.synchronize()
+        host_us = 1e6 * (time.perf_counter() - began)
+    event_us = elapsed_us(start, stop)
+    if not work_outside_timed_stream(host_us, event_us):
+        return ""
+    return (f"work outside the timed stream: the host clock saw {host_us:.0f} us of GPU work for "
+            f"{iterations} back-to-back calls but the events on the current stream only "
+            f"{event_us:.0f} us: work runs on another stream (launch on "
+            "torch.cuda.current_stream())")
+
+
+def time_calls(call, input_sets=1, warmup=10, iterations=100, graph=False):
+    """Times call(set_index) on the current CUDA device; never raises for the callable's own
+    errors: they become the Timing's problem."""
+    try:
+        _bare_calls(call, input_sets, warmup)
+        torch.cuda.synchronize()
+        if graph:
+            samples, problem = _time_graph(call, input_sets, iterations)
+            pilot_spin_us = _pilot_spin_us(lambda n: _bare_calls(call, input_sets, n), iterations)
+            host_per_call = _host_us_per_call(call, input_sets, iterations, pilot_spin_us)
+        else:
+            samples, host_per_call, problem = _time_eager(call, input_sets, iterations)
+        if not problem:
+            problem = _consistency_problem(call, input_sets, iterations)
+    except Exception as e:  # noqa: BLE001 - reported as the case's problem
+        return Timing(problem=f"raised: {describe_exception(e)}")
+    return summarize(samples, host_per_call, problem)
