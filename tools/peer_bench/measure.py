@@ -1,17 +1,30 @@
-"""Timing helpers: triton's do_bench (median; flushes L2 before every call),
-the device-to-device copy ceiling, and launch cost in and out of CUDA graphs."""
+"""Timing helpers. GPU times come from the peer worker's timing (tools/harness/python/
+peer_timing.py), which follows the C++ harness's rules: events on the current stream, L2 flushed
+before each call, the host kept ahead of the GPU, median of the calls. Also: the copy ceiling,
+and launch cost in and out of CUDA graphs."""
 
 import math
+import sys
 import time
+from pathlib import Path
 
 import torch
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "harness" / "python"))
 
-def bench_us(fn, warmup_ms: int = 10, rep_ms: int = 40) -> float:
-    """Median time of fn() in microseconds (L2 flushed before each call)."""
-    from triton.testing import do_bench
+import peer_timing  # noqa: E402
 
-    return 1000.0 * do_bench(fn, warmup=warmup_ms, rep=rep_ms, return_mode="median")
+
+def _median_us(fn, graph, warmup, iterations):
+    timing = peer_timing.time_calls(lambda _set: fn(), 1, warmup, iterations, graph)
+    if timing.problem:  # a number that includes host time or misses work is not returned
+        raise RuntimeError(timing.problem)
+    return timing.median
+
+
+def bench_us(fn, warmup: int = 10, iterations: int = 100) -> float:
+    """Median GPU time of fn() in microseconds, L2 flushed before each call."""
+    return _median_us(fn, False, warmup, iterations)
 
 
 def copy_bandwidth_gbps(gib: float = 1.0) -> float:
@@ -19,35 +32,16 @@ def copy_bandwidth_gbps(gib: float = 1.0) -> float:
     n = int(gib * (1 << 30))
     src = torch.empty(n, dtype=torch.uint8, device="cuda").random_(0, 255)
     dst = torch.empty_like(src)
-    us = bench_us(lambda: dst.copy_(src), warmup_ms=25, rep_ms=200)
+    us = bench_us(lambda: dst.copy_(src), warmup=5, iterations=20)
     del src, dst
     torch.cuda.empty_cache()
     return 2.0 * n / (us * 1e-6) / 1e9
 
 
-def graph_replay_us(fn, calls: int = 100, replays: int = 20) -> float:
-    """Time per call of fn when `calls` of them are captured in one CUDA graph
-    and replayed: launch cost without the CPU dispatch path."""
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(calls):
-            fn()
-    graph.replay()
-    torch.cuda.synchronize()
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(replays):
-        graph.replay()
-    end.record()
-    end.synchronize()
-    return 1000.0 * start.elapsed_time(end) / (replays * calls)
+def graph_replay_us(fn, calls: int = 100) -> float:
+    """Time per call of fn when `calls` of them are captured in one CUDA graph and replayed
+    (the harness's graph mode): launch cost without the CPU dispatch path."""
+    return _median_us(fn, True, 3, calls)
 
 
 def eager_loop_us(fn, calls: int = 2000) -> float:

@@ -14,7 +14,7 @@ def _speedup(r):
 
 
 def print_perf_table(title, rows, peer_names, geomean):
-    print(f"\n### {title} (us = do_bench median; x = peer time / our time)\n")
+    print(f"\n### {title} (us = median, peer_timing rules; x = peer time / our time)\n")
     head = ["shape", "dtype", "ours us", "GB/s", "% copy", "floor us"]
     for n in peer_names:
         head += [f"{n} us", "x"]

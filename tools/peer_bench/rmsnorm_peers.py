@@ -8,7 +8,8 @@ Usage (on the GPU machine, projects built there by `kbuild build`):
 Each path is a project dir, its build/ dir or a variant dir. Peers: F.rms_norm,
 torch.compile(composite), the eager composite, Liger-Kernel (Triton) and QuACK
 (CuTe DSL) when importable; a peer that fails is recorded with its exact error.
-Timing: triton do_bench median with L2 flushed before each call. GB/s counts
+Timing: the peer worker's (tools/harness/python/peer_timing.py): median of CUDA-event
+times, L2 flushed before each call, the host kept ahead of the GPU. GB/s counts
 x read + y write + weight; % is of a D2D copy measured in the same run.
 Prints markdown tables; writes everything to the --json path. Installs nothing.
 """

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Kernel-only durations of ours and the peers at 1-1024 tokens, under ncu.
 
-do_bench times a call from a CUDA event before it to one after it, so the
-launch path counts; ncu times the kernel alone with cold caches (its default
+Event timing (measure.bench_us) counts everything between the CUDA event
+before a call and the one after it, launch gaps between a call's kernels
+included; ncu times the kernel alone with cold caches (its default
 --cache-control all). Comparing both tells whether a peer that wins at small
 shapes has a faster kernel or a faster launch.
 
