@@ -2,7 +2,8 @@
 #
 #   <prefix>/bin/kbuild
 #   <prefix>/share/kbuild/   build.toml.in, templates/, skills/, references/,
-#                            tools/kbuild/resources/, tools/harness/ (harness.cmake, include/, src/)
+#                            tools/kbuild/resources/, tools/harness/ (harness.cmake, include/, src/,
+#                            python/: the peer worker `kbuild bench` runs)
 #
 # kbuild finds share/kbuild relative to its own executable (core/kbuild_home.cpp), so the
 # prefix can be moved. The same tree as the source checkout, so KBUILD_HOME means one thing.
@@ -32,3 +33,7 @@ install(FILES "${PROJECT_SOURCE_DIR}/tools/harness/harness.cmake"
         DESTINATION "${KBUILD_INSTALL_DATADIR}/tools/harness")
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/tools/harness/include" "${PROJECT_SOURCE_DIR}/tools/harness/src"
         DESTINATION "${KBUILD_INSTALL_DATADIR}/tools/harness")
+# The peer worker `kbuild bench` runs with the project's Python; its tests stay in the source tree.
+install(DIRECTORY "${PROJECT_SOURCE_DIR}/tools/harness/python"
+        DESTINATION "${KBUILD_INSTALL_DATADIR}/tools/harness"
+        ${KBUILD_DATA_EXCLUDES} PATTERN "test_*.py" EXCLUDE)

@@ -13,6 +13,6 @@ export KBUILD_BIN="$ROOT/_build/tools/kbuild/kbuild"
 echo "== unit tests (ctest)"
 ctest --test-dir "$ROOT/_build" --output-on-failure -j2
 
-echo "== end-to-end and peer-benchmark tests (pytest)"
+echo "== end-to-end, peer-worker and peer-benchmark tests (pytest)"
 cd "$ROOT"
-"$ROOT/.venv/bin/python3" -m pytest -q -rs tools/tests tools/peer_bench
+"$ROOT/.venv/bin/python3" -m pytest -q -rs tools/tests tools/harness/python tools/peer_bench
