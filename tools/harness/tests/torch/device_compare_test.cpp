@@ -36,7 +36,9 @@ at::Tensor Values(std::vector<double> v) { return at::tensor(v, at::kDouble); }
 TEST(CompareOnDevice, MatchesHostOnCloseValues) {
   at::manual_seed(1);
   at::Tensor want = at::randn({37, 129}, at::kDouble);
-  at::Tensor got = want.to(at::kBFloat16);  // rounding only: within the bf16 tolerance
+  // bf16 rounding only, within the bf16 tolerance; held in float64 so the comparison runs in
+  // float64 and must match the host's to the last bit (bf16 tensors: the test below).
+  at::Tensor got = want.to(at::kBFloat16).to(at::kDouble);
   const Tolerance tol = DefaultTolerance(DType::kBFloat16);
   ErrorStats device = CompareOnDevice(got, want, tol);
   ExpectSame(OnHost(got, want, tol), device);
@@ -100,6 +102,39 @@ TEST(CompareOnDevice, NonContiguousGotComparesInLogicalOrder) {
   ErrorStats device = CompareOnDevice(got, want, tol);
   ExpectSame(OnHost(got, want, tol), device);
   EXPECT_EQ(device.first_mismatch, 3 * 9 + 4);
+}
+
+// A finite result where the reference is infinite: the fast path's error maximum is Inf, so the
+// full classification runs and reports it.
+TEST(CompareOnDevice, FiniteWhereTheReferenceIsInfiniteFails) {
+  const Tolerance tol{1e-3, 1e-3};
+  ErrorStats device = CompareOnDevice(Values({1, 2}), Values({1, kInf}), tol);
+  ExpectSame(OnHost(Values({1, 2}), Values({1, kInf}), tol), device);
+  EXPECT_EQ(device.nonfinite, 1);
+}
+
+// bf16 outputs are compared in float32: the same verdicts, indices and errors (to float32
+// precision) as the float64 comparison on host copies, passing and failing.
+TEST(CompareOnDevice, SixteenBitOutputsAgreeWithTheFloat64Comparison) {
+  at::manual_seed(5);
+  const at::Tensor want = at::randn({64, 33}, at::kDouble);
+  at::Tensor got = want.to(at::kBFloat16);
+  const Tolerance tol{1e-2, 1e-2};
+  const ErrorStats pass = CompareOnDevice(got, want, tol);
+  const ErrorStats pass_host = OnHost(got, want, tol);
+  EXPECT_TRUE(pass.ok());
+  EXPECT_TRUE(pass_host.ok());
+  EXPECT_NEAR(pass.max_abs_error, pass_host.max_abs_error, 1e-6);
+  EXPECT_NEAR(pass.rel_l2_error, pass_host.rel_l2_error, 1e-5);
+
+  got[10][7] = 50;
+  got[20][1] = std::numeric_limits<float>::quiet_NaN();
+  const ErrorStats fail = CompareOnDevice(got, want, tol);
+  const ErrorStats fail_host = OnHost(got, want, tol);
+  EXPECT_EQ(fail.mismatches, 1);
+  EXPECT_EQ(fail.first_mismatch, fail_host.first_mismatch);
+  EXPECT_EQ(fail.nonfinite, 1);
+  EXPECT_EQ(fail.first_nonfinite, 20 * 33 + 1);
 }
 
 TEST(CompareOnDevice, EmptyTensorsAreOk) {
