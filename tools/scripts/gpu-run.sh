@@ -141,11 +141,29 @@ if [[ $TEMPLATES == 1 || $KBUILD_SELFTESTS == 1 || $SANITIZE_PROOF == 1 ]]; then
   [[ $DRY == 0 ]] && kbuild doctor --json > "$OUT/doctor.json" 2>/dev/null
 fi
 
+# The harness self-tests first: the wrong kernels need only kbuild.
+BAD="$ROOT/tools/harness/bad_kernels"
+[[ $PLAIN_SELFTEST == 1 ]] && step "harness self-test (wrong kernels, plain CMake)" \
+  harness-selftest.log bash "$BAD/run.sh" "$WORK/bad-kernels"
+if [[ $KBUILD_SELFTESTS == 1 ]]; then
+  step "harness self-test: kbuild test on the wrong kernels" harness-selftest.log \
+    kbuild -C "$BAD" test
+  # A faulting and an endless kernel must fail only their own tests (exit 1, the CUDA error,
+  # "timed out after 20 s") while kbuild survives and a later test still passes.
+  step "harness self-test: kbuild test isolates crash + hang" harness-selftest.log \
+    bash "$BAD/isolation.sh" kbuild
+fi
+[[ $SANITIZE_PROOF == 1 ]] && step "harness self-test: kbuild test --sanitize reports findings" \
+  harness-selftest.log bash "$BAD/sanitize.sh" kbuild
+
 if [[ $TEMPLATES == 1 ]]; then
-  for tdir in "$ROOT"/templates/*/; do
+  template_dirs=("$ROOT"/templates/*/)
+  if [[ -n "${GPU_RUN_TEMPLATES:-}" ]]; then   # in the order given
+    template_dirs=(); for t in $GPU_RUN_TEMPLATES; do template_dirs+=("$ROOT/templates/$t/"); done
+  fi
+  for tdir in "${template_dirs[@]}"; do
     t="$(basename "$tdir")"; [[ -f "$tdir/template.toml" ]] || continue
     [[ -n "$ONLY_TEMPLATE" && "$t" != "$ONLY_TEMPLATE" ]] && continue
-    [[ -n "${GPU_RUN_TEMPLATES:-}" && " $GPU_RUN_TEMPLATES " != *" $t "* ]] && continue
     proj="$WORK/proj-$t"; [[ $DRY == 0 ]] && rm -rf "$proj"
     name="${t//_/-}-demo"
     step "$t: init+check+build" "$t.log" bash -c "kbuild init '$name' --template '$t' \
@@ -228,19 +246,6 @@ fi
 [[ $TESTS == 1 ]] && step "peer worker tests (pytest, GPU)" peer-worker.log \
   python3 -m pytest -q -rs "$ROOT/tools/harness/python"
 
-BAD="$ROOT/tools/harness/bad_kernels"
-[[ $PLAIN_SELFTEST == 1 ]] && step "harness self-test (wrong kernels, plain CMake)" \
-  harness-selftest.log bash "$BAD/run.sh" "$WORK/bad-kernels"
-if [[ $KBUILD_SELFTESTS == 1 ]]; then
-  step "harness self-test: kbuild test on the wrong kernels" harness-selftest.log \
-    kbuild -C "$BAD" test
-  # A faulting and an endless kernel must fail only their own tests (exit 1, the CUDA error,
-  # "timed out after 20 s") while kbuild survives and a later test still passes.
-  step "harness self-test: kbuild test isolates crash + hang" harness-selftest.log \
-    bash "$BAD/isolation.sh" kbuild
-fi
-[[ $SANITIZE_PROOF == 1 ]] && step "harness self-test: kbuild test --sanitize reports findings" \
-  harness-selftest.log bash "$BAD/sanitize.sh" kbuild
 
 if [[ $PEERS == 1 ]]; then
   step "peer benchmark (rmsnorm)" peers.log \
