@@ -32,6 +32,32 @@ TEST(RealProcessRunner, CapturesOutputAndExitCode) {
   EXPECT_FALSE(r.not_found);
 }
 
+TEST(RealProcessRunner, PassesEachOutputLineAsItArrives) {
+  std::vector<std::string> lines;
+  RunOptions options;
+  options.on_line = [&lines](const std::string& line) { lines.push_back(line); };
+  const ProcessResult r =
+      RealProcessRunner().Run({"sh", "-c", "echo one; echo two >&2; printf 'no newline'"}, options);
+  EXPECT_EQ(lines, (std::vector<std::string>{"one", "two", "no newline"}));
+  EXPECT_EQ(r.output, "one\ntwo\nno newline");
+}
+
+TEST(OutputLines, JoinsChunksAndCutsALineThatNeverEnds) {
+  std::vector<std::string> lines;
+  OutputLines splitter([&lines](const std::string& line) { lines.push_back(line); });
+  splitter.Add("peers: a", 8);
+  splitter.Add("b\nc", 3);
+  splitter.Finish();
+  EXPECT_EQ(lines, (std::vector<std::string>{"peers: ab", "c"}));
+  lines.clear();
+  const std::string endless(OutputLines::kMaxLine + 5, 'x');
+  splitter.Add(endless.data(), endless.size());
+  splitter.Finish();
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].size(), OutputLines::kMaxLine);
+  EXPECT_EQ(lines[1], "xxxxx");
+}
+
 TEST(RealProcessRunner, MissingProgramIsNotFound) {
   const ProcessResult r = RealProcessRunner().Run({"/nonexistent/kbuild-test-program"}, {});
   EXPECT_TRUE(r.not_found);

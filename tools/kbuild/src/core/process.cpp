@@ -57,6 +57,22 @@ std::optional<std::filesystem::path> FindOnPath(const std::string& program) {
   return std::nullopt;
 }
 
+void OutputLines::Add(const char* data, size_t size) {
+  if (!on_line_) return;
+  for (size_t i = 0; i < size; ++i) {
+    if (data[i] != '\n') pending_ += data[i];
+    if (data[i] == '\n' || pending_.size() >= kMaxLine) {
+      on_line_(pending_);
+      pending_.clear();
+    }
+  }
+}
+
+void OutputLines::Finish() {
+  if (on_line_ && !pending_.empty()) on_line_(pending_);
+  pending_.clear();
+}
+
 ProcessResult RealProcessRunner::Run(const std::vector<std::string>& argv,
                                      const RunOptions& options) {
   ProcessResult result;
@@ -114,6 +130,7 @@ ProcessResult RealProcessRunner::Run(const std::vector<std::string>& argv,
   std::optional<Clock::time_point> stopped_at;
   int status = 0;
   char buf[8192];
+  OutputLines lines(options.on_line);
   for (;;) {
     if (!exited_at && HasExited(pid)) exited_at = Clock::now();
     if (exited_at && since(*exited_at) > kDrainAfterExit) break;
@@ -141,7 +158,9 @@ ProcessResult RealProcessRunner::Run(const std::vector<std::string>& argv,
       if (Status s = log->Append({buf, static_cast<size_t>(n)}); !s) result.log_error = s.error();
     }
     if (options.echo) std::cerr.write(buf, n);
+    lines.Add(buf, static_cast<size_t>(n));
   }
+  lines.Finish();
   close(fds[0]);
   if (result.interrupted) kill(-pid, SIGKILL);  // grandchildren that ignored SIGTERM
   waitpid(pid, &status, 0);

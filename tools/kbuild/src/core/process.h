@@ -19,6 +19,24 @@ struct RunOptions {
   std::optional<std::filesystem::path> log;  // also append all output to this file
   double timeout_seconds = 0;                // 0 = no limit; on expiry the process group is killed
   bool echo = false;                         // stream output to stderr while running
+  // Called with each output line (without its '\n') as it arrives, e.g. to show a child's
+  // progress lines; a last line without '\n' is passed when the output ends.
+  std::function<void(const std::string&)> on_line;
+};
+
+// Splits a stream of output chunks into lines for RunOptions::on_line. A line longer than
+// kMaxLine is passed on in pieces, so a child that never prints '\n' cannot grow it unbounded.
+class OutputLines {
+ public:
+  static constexpr size_t kMaxLine = 64 * 1024;
+  explicit OutputLines(std::function<void(const std::string&)> on_line)
+      : on_line_(std::move(on_line)) {}
+  void Add(const char* data, size_t size);
+  void Finish();  // the last, unterminated line
+
+ private:
+  std::function<void(const std::string&)> on_line_;
+  std::string pending_;
 };
 
 struct ProcessResult {
