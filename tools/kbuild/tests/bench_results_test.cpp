@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "core/bench_render.h"
+#include "core/bench_summary.h"
+
 namespace kb {
 namespace {
 
@@ -52,8 +55,8 @@ TEST(BenchResults, ParsesCasesBaselinesAndGeomeans) {
 
 TEST(BenchResults, GraphRunsReadCasesAgainstTheLaunchFloor) {
   nlohmann::json doc = Document();
-  doc["cases"] = nlohmann::json::array({Case("1 bf16", 1.26, 20, 0.5, 3.4),
-                                        Case("128 bf16", 1.95, 1080, 25.6, 3.4)});
+  doc["cases"] = nlohmann::json::array(
+      {Case("1 bf16", 1.26, 20, 0.5, 3.4), Case("128 bf16", 1.95, 1080, 25.6, 3.4)});
   for (auto& c : doc["cases"]) c["launch_floor_us"] = 0.65;
   auto table = ParseBenchDocument(doc);
   ASSERT_TRUE(table.ok()) << table.error().message;
@@ -130,7 +133,8 @@ TEST(BenchResults, LaunchesColumnShowsForeignKernels) {
   auto table = ParseBenchDocument(doc);
   ASSERT_TRUE(table.ok());
   EXPECT_EQ(table->rows[0].provenance.launches, 2);
-  EXPECT_NE(RenderBenchTable(*table).find("1.50x       -        2 (1 foreign)  ok"), std::string::npos)
+  EXPECT_NE(RenderBenchTable(*table).find("1.50x       -        2 (1 foreign)  ok"),
+            std::string::npos)
       << RenderBenchTable(*table);
 }
 
@@ -141,9 +145,10 @@ TEST(BenchResults, CsvHasOneRowPerCaseAndQuotesCommas) {
   ASSERT_TRUE(table.ok());
   EXPECT_EQ(BenchCsv(*table),
             "benchmark,case,correctness_only,median_us,p10_us,p90_us,gbps,percent_of_peak,"
-            "tflops,speedup vs at::add,verdict\n"
-            "scale_add,\"a,b\",false,10,9.9,10.2,629.1,14.7,0,1.5,ok\n"
-            "scale_add,268435456 bf16,false,400,396,408,9000,210.6,0,9,IMPOSSIBLE\n");
+            "tflops,host_us_per_call,speedup vs at::add,host_us_per_call at::add,speedup vs best,"
+            "best baseline,verdict\n"
+            "scale_add,\"a,b\",false,10,9.9,10.2,629.1,14.7,0,,1.5,,,,ok\n"
+            "scale_add,268435456 bf16,false,400,396,408,9000,210.6,0,,9,,,,IMPOSSIBLE\n");
 }
 
 TEST(BenchResults, MarkdownStartsWithTheHeaderLineAndEscapesPipes) {
@@ -159,6 +164,133 @@ TEST(BenchResults, MarkdownStartsWithTheHeaderLineAndEscapesPipes) {
             std::string::npos);
   EXPECT_NE(md.find("| scale_add/a\\|b | 10.00 |"), std::string::npos);
   EXPECT_NE(md.find("- geomean vs at::add: 1.50x over 1 case\n"), std::string::npos);
+}
+
+// A run with the Python peers merged in (peer_results.h) and the summary added.
+nlohmann::json PeersDocument() {
+  nlohmann::json doc = Document();
+  doc["cases"].erase(1);
+  doc["cases"].push_back(Case("4194304 bf16", 40, 2500, 58.5, 1.1));
+  const double host[] = {4.0, 4.2};
+  const nlohmann::json peers[] = {
+      {{{"name", "torch.compile"},
+        {"source", "python"},
+        {"speedup", 1.2},
+        {"host_us_per_call", 30.0},
+        {"problem", ""}},
+       {{"name", "liger"},
+        {"source", "python"},
+        {"speedup", 0},
+        {"host_us_per_call", 12.0},
+        {"problem", "incorrect (mismatch): 3 of 1048576 elements outside atol=0.0625"}}},
+      {{{"name", "torch.compile"},
+        {"source", "python"},
+        {"speedup", 1.3},
+        {"host_us_per_call", 32.0},
+        {"problem", ""}},
+       {{"name", "liger"},
+        {"source", "python"},
+        {"speedup", 0.9},
+        {"host_us_per_call", 14.0},
+        {"problem", ""}}}};
+  for (size_t i = 0; i < 2; ++i) {
+    nlohmann::json& c = doc["cases"][i];
+    c["host_us_per_call"] = host[i];
+    c["baselines"][0]["host_us_per_call"] = 3.0 + 0.2 * static_cast<double>(i);
+    for (const auto& p : peers[i]) c["baselines"].push_back(p);
+    c["ours_python"] = {{"host_us_per_call", 9.0 + 0.4 * static_cast<double>(i)}};
+  }
+  doc["peer_problems"] = {
+      "scale_add/1048576 bf16: liger: incorrect (mismatch): 3 of 1048576 elements outside "
+      "atol=0.0625",
+      "quack: not available: ModuleNotFoundError: No module named 'quack'"};
+  AddBenchSummary(&doc);
+  return doc;
+}
+
+TEST(BenchResults, PeersAreColumnsWithVsBestHostTimeAndProblems) {
+  auto table = ParseBenchDocument(PeersDocument());
+  ASSERT_TRUE(table.ok()) << table.error().message;
+  EXPECT_EQ(table->baselines, (std::vector<std::string>{"at::add", "torch.compile", "liger"}));
+  ASSERT_TRUE(table->ShowsBest());
+  EXPECT_EQ(table->rows[0].best_baseline, "torch.compile");
+  EXPECT_EQ(table->rows[1].best_baseline, "liger");
+  const std::string text = RenderBenchTable(*table);
+  EXPECT_NE(text.find("vs at::add  vs torch.compile  vs liger  vs best  "), std::string::npos)
+      << text;
+  // Case 1: liger failed its value check; the fastest baseline that counts is torch.compile.
+  EXPECT_NE(text.find("1.50x       1.20x             problem   1.20x (torch.compile)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("1.10x       1.30x             0.90x     0.90x (liger)"), std::string::npos)
+      << text;
+  const std::string summary =
+      "geomean vs at::add: 1.28x over 2 cases\n"
+      "geomean vs torch.compile: 1.25x over 2 cases\n"
+      "geomean vs liger: 0.90x over 1 case\n"
+      "geomean vs best: 1.04x over 2 cases (the fastest baseline of each case)\n"
+      "host us/call (median over cases; users pay this per call in eager mode): ours 4.1, ours "
+      "via python 9.2, at::add 3.1, torch.compile 31.0, liger 13.0\n"
+      "peer problem: scale_add/1048576 bf16: liger: incorrect (mismatch): 3 of 1048576 elements "
+      "outside atol=0.0625\n"
+      "peer problem: quack: not available: ModuleNotFoundError: No module named 'quack'\n";
+  EXPECT_NE(text.find(summary), std::string::npos) << text;
+  // A peer's problem does not fail our case.
+  EXPECT_EQ(table->failed, 0);
+  EXPECT_EQ(BenchExitCode(*table), ExitCode::kOk);
+}
+
+TEST(BenchResults, CsvAndMarkdownCarryHostTimesAndVsBest) {
+  auto table = ParseBenchDocument(PeersDocument());
+  ASSERT_TRUE(table.ok());
+  const std::string csv = BenchCsv(*table);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "benchmark,case,correctness_only,median_us,p10_us,p90_us,gbps,percent_of_peak,tflops,"
+            "host_us_per_call,speedup vs at::add,host_us_per_call at::add,speedup vs "
+            "torch.compile,host_us_per_call torch.compile,speedup vs liger,host_us_per_call "
+            "liger,speedup vs best,best baseline,verdict");
+  // liger's speedup is empty where it failed; its host time is still there.
+  EXPECT_NE(csv.find("scale_add,1048576 bf16,false,10,9.9,10.2,629.1,14.7,0,4,1.5,3,1.2,30,,12,1.2,"
+                     "torch.compile,ok\n"),
+            std::string::npos)
+      << csv;
+  const std::string md = BenchMarkdown(*table, "h");
+  EXPECT_NE(md.find("| vs at::add | vs torch.compile | vs liger | vs best | checked |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 1.50x | 1.20x | problem | 1.20x (torch.compile) |"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("- host us/call (median over cases; users pay this per call in eager mode): "
+                    "ours 4.1,"),
+            std::string::npos);
+  EXPECT_NE(md.find("- peer problem: quack: not available:"), std::string::npos) << md;
+}
+
+TEST(BenchResults, OneBaselineHasNoVsBestColumn) {
+  nlohmann::json doc = Document();
+  AddBenchSummary(&doc);
+  auto table = ParseBenchDocument(doc);
+  ASSERT_TRUE(table.ok());
+  EXPECT_FALSE(table->ShowsBest());
+  EXPECT_EQ(RenderBenchTable(*table).find("best"), std::string::npos);
+}
+
+TEST(BenchResults, PeersThatCouldNotBeTimedAreSaidUnderTheFailures) {
+  nlohmann::json doc = Document();
+  doc["cases"].erase(1);
+  doc["peer_error"] = "the peer worker exited with code 1: peers.py: SyntaxError: invalid syntax";
+  auto table = ParseBenchDocument(doc);
+  ASSERT_TRUE(table.ok());
+  const std::string text = RenderBenchTable(*table);
+  EXPECT_TRUE(
+      text.ends_with("\nPEERS NOT TIMED:\n  the peer worker exited with code 1: peers.py: "
+                     "SyntaxError: invalid syntax\n"))
+      << text;
+  EXPECT_NE(BenchMarkdown(*table, "h").find("- peers not timed: the peer worker exited"),
+            std::string::npos);
+  // The C++ results stand, but the run fails: the comparison the project asked for is missing.
+  EXPECT_EQ(table->failed, 0);
+  EXPECT_EQ(BenchExitCode(*table), ExitCode::kCheckFailed);
 }
 
 TEST(BenchResults, AllOkIsExitZero) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/bench_compare.h"
+#include "core/bench_summary.h"
 
 namespace kb {
 namespace {
@@ -102,6 +103,37 @@ TEST(ResultsWriter, BaselineReadBeforeResultsAreRewrittenStaysTheEarlierRun) {
   ASSERT_TRUE(compared.ok());
   EXPECT_EQ(compared->rows[0].before_us, 10);
   EXPECT_EQ(compared->regressions, 1);
+}
+
+// With a choice of baselines the chart shows each case against its fastest one.
+TEST(ResultsWriter, ChartIsAgainstTheFastestBaselineWhenThereAreSeveral) {
+  nlohmann::json doc = Document(10);
+  doc["cases"][0]["baselines"].push_back(
+      {{"name", "torch.compile"}, {"source", "python"}, {"speedup", 1.2}, {"problem", ""}});
+  AddBenchSummary(&doc);
+  auto table = ParseBenchDocument(doc);
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ(ChartedBaseline(*table), "the fastest baseline");
+  EXPECT_DOUBLE_EQ(ChartedSpeedup(*table, table->rows[0]), 1.2);
+  const auto files = RenderResultFiles(doc, *table, Meta(), "1");
+  const std::string& svg = files[3].second;
+  EXPECT_NE(svg.find("speedup vs the fastest baseline"), std::string::npos);
+  EXPECT_NE(svg.find(">1.20x<"), std::string::npos);
+  // The JSON written carries the same vs best.
+  EXPECT_EQ(nlohmann::json::parse(files[0].second)["cases"][0]["vs_best"]["name"], "torch.compile");
+}
+
+// One baseline: its own speedup in every row, found by name, not by position in the row.
+TEST(ResultsWriter, ChartWithOneBaselineUsesItsSpeedupByName) {
+  nlohmann::json doc = Document(10);
+  doc["cases"].push_back(doc["cases"][0]);
+  doc["cases"][1]["case"] = "2 bf16";
+  doc["cases"][1]["baselines"] = nlohmann::json::array();
+  auto table = ParseBenchDocument(doc);
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ(ChartedBaseline(*table), "at::add");
+  EXPECT_DOUBLE_EQ(ChartedSpeedup(*table, table->rows[0]), 1.5);
+  EXPECT_DOUBLE_EQ(ChartedSpeedup(*table, table->rows[1]), 0);
 }
 
 TEST(ResultsWriter, CompareWithAMissingOrForeignFileIsBadUsage) {

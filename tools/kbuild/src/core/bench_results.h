@@ -1,7 +1,7 @@
-// Results of kbuild bench: the harness's benchmark document (docs/harness.md,
-// "Benchmark JSON") as one row per case, rendered as the terminal table, CSV
-// and a markdown table. Physically impossible results are called out, not
-// celebrated.
+// Results of kbuild bench: the harness's benchmark document (docs/harness.md, "Benchmark
+// JSON"), with the Python peers merged in (peer_results.h) and the summary added
+// (bench_summary.h), as one row per case. bench_render.h turns it into the terminal table,
+// CSV and markdown. Physically impossible results are called out, not celebrated.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -14,24 +14,37 @@
 
 namespace kb {
 
+// One baseline of a case: a C++ baseline of the benchmark spec or a Python peer.
+struct BaselineCell {
+  std::string name;
+  double speedup = 0;           // baseline time / ours; 0 = not compared
+  double host_us_per_call = 0;  // 0 = not measured
+  std::string source;           // "" = the benchmark binary, "python" = a peer of peers.py
+  std::string problem;          // "" = correct and timed
+};
+
 struct BenchRow {
   std::string benchmark;
   std::string case_name;
   bool correctness_only = false;
   double median_us = 0, p10_us = 0, p90_us = 0;
   double gbps = 0;
-  double percent_of_peak = 0;                            // 0 = peak unknown
-  double tflops = 0;                                     // 0 = no flop formula
-  std::vector<std::pair<std::string, double>> speedups;  // baseline name -> speedup
-  std::vector<std::string> problems;                     // each fails the case
-  bool impossible = false;  // faster than the measured copy bandwidth allows
-  harness::Provenance provenance;  // kernels one eager op call launched (the launches column)
-  std::string checked_against;     // "reference", "baseline '<name>'"; "" = not checked
-  double check_ms = 0;             // host time of the value checks
+  double percent_of_peak = 0;   // 0 = peak unknown
+  double tflops = 0;            // 0 = no flop formula
+  double host_us_per_call = 0;  // our op's host time per call; 0 = not measured
+  std::vector<BaselineCell> baselines;
+  std::string best_baseline;          // the fastest baseline that counts; "" = none
+  double vs_best = 0;                 // its speedup
+  std::vector<std::string> problems;  // each fails the case
+  bool impossible = false;            // faster than the measured copy bandwidth allows
+  harness::Provenance provenance;     // kernels one eager op call launched (the launches column)
+  std::string checked_against;        // "reference", "baseline '<name>'"; "" = not checked
+  double check_ms = 0;                // host time of the value checks
 
   std::string Key() const { return benchmark + "/" + case_name; }
   bool failed() const { return !problems.empty(); }
   std::string Verdict() const;  // "ok", "ok (correctness only)", "FAIL", "IMPOSSIBLE"
+  const BaselineCell* Baseline(const std::string& name) const;  // null when absent
 };
 
 struct Geomean {
@@ -40,13 +53,25 @@ struct Geomean {
   int cases = 0;
 };
 
+// Host time per call, medians over the scored cases (0 = not measured).
+struct HostTimes {
+  double ours = 0;         // from the benchmark binary
+  double ours_python = 0;  // our op called from Python, in the peer worker
+  std::vector<std::pair<std::string, double>> baselines;  // in the table's baseline order
+  bool empty() const { return ours <= 0 && ours_python <= 0 && baselines.empty(); }
+};
+
 struct BenchTable {
   std::string device;
   double peak_gbps = 0;
   std::string peak_source;
   std::vector<std::string> baselines;  // every baseline name, first-seen order
   std::vector<BenchRow> rows;
-  std::vector<Geomean> geomeans;
+  std::vector<Geomean> geomeans;  // in baseline order
+  Geomean geomean_vs_best;        // baseline "best"
+  HostTimes host;
+  std::vector<std::string> peer_problems;  // peers not available, failed, ... (warnings)
+  std::string peer_error;                  // the peer worker could not run ("" = fine)
   int failed = 0;
   int impossible = 0;
   // --graph runs: an empty kernel's time per call, timed the same way (0 =
@@ -56,26 +81,16 @@ struct BenchTable {
   // (0 = not reported): the check's share of the bench time.
   double check_ms = 0;
   double elapsed_ms = 0;
+
+  // The "vs best" column and geomean are shown when there is a choice of baselines.
+  bool ShowsBest() const { return baselines.size() >= 2; }
 };
 
 // Exit 5 when `doc` is not a kbuild-harness-bench/1 document.
 Expected<BenchTable> ParseBenchDocument(const nlohmann::json& doc);
 
-// Columns: case, median us, p10-p90, GB/s, % of peak, TFLOP/s, one "vs
-// <baseline>" per baseline, launches, checked (what the values were compared
-// with), verdict; then the geometric means, the launch floor when measured,
-// the value checks' share of the run, then every problem (impossible ones
-// first, in capitals).
-std::string RenderBenchTable(const BenchTable& table);
-
-// One header row, one row per case; numbers unrounded.
-std::string BenchCsv(const BenchTable& table);
-
-// `header_line` (date, GPU, torch, CUDA) first, then a GitHub markdown table
-// and the geometric means.
-std::string BenchMarkdown(const BenchTable& table, const std::string& header_line);
-
-// 0 when no case failed, 1 (kCheckFailed) otherwise.
+// 1 (kCheckFailed) when a case failed or the peers could not be timed (the comparison the
+// project asked for is missing), else 0.
 ExitCode BenchExitCode(const BenchTable& table);
 
 }  // namespace kb

@@ -13,6 +13,15 @@ std::string CutForMessage(std::string_view text, size_t max) {
   return std::string(text.substr(0, max)) + std::string(kEllipsis);
 }
 
+std::string OneLine(std::string_view text, size_t max) {
+  std::string out = CutForMessage(text, max);
+  for (char& c : out) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) c = ' ';
+  }
+  return out;
+}
+
 LineWindow WindowAround(std::string_view line, int column, size_t max) {
   if (line.size() <= max) return {std::string(line), column};
   // Keep the column a third of the way in, so the text before it shows too.

@@ -14,6 +14,10 @@ inline constexpr size_t kMaxMessageChars = 400;  // a whole message or hint
 // `text` as is when short, else its first `max` characters and "...".
 std::string CutForMessage(std::string_view text, size_t max = kMaxQuotedChars);
 
+// `text` on one line for a terminal: control characters (newlines, escape sequences a
+// hostile file may carry) become spaces, then CutForMessage.
+std::string OneLine(std::string_view text, size_t max = kMaxMessageChars);
+
 // The part of a long source line shown around a 1-based `column`: at most
 // `max` characters, "..." where it was cut, and where the column now lies.
 struct LineWindow {

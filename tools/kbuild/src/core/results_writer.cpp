@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "core/bench_render.h"
 #include "core/report.h"
 #include "core/svg_chart.h"
 
@@ -42,17 +43,26 @@ nlohmann::json ResultDocument(const nlohmann::json& harness_doc, const RunMetada
   return doc;
 }
 
+std::string ChartedBaseline(const BenchTable& table) {
+  if (table.ShowsBest()) return "the fastest baseline";
+  return table.baselines.empty() ? "" : table.baselines.front();
+}
+
+double ChartedSpeedup(const BenchTable& table, const BenchRow& row) {
+  if (table.ShowsBest()) return row.vs_best;
+  const BaselineCell* b = table.baselines.empty() ? nullptr : row.Baseline(table.baselines.front());
+  return b != nullptr && b->problem.empty() ? b->speedup : 0;
+}
+
 std::vector<std::pair<std::string, std::string>> RenderResultFiles(
     const nlohmann::json& harness_doc, const BenchTable& table, const RunMetadata& meta,
     const std::string& stamp) {
   const std::string header = MetadataHeaderLine(meta);
-  ChartText text{header, table.baselines.empty() ? "" : table.baselines.front()};
   std::vector<ChartBar> bars;
   for (const auto& r : table.rows) {
-    const double speedup =
-        r.speedups.empty() || text.baseline.empty() ? 0 : r.speedups.front().second;
-    bars.push_back({r.Key(), r.percent_of_peak, speedup, r.failed()});
+    bars.push_back({r.Key(), r.percent_of_peak, ChartedSpeedup(table, r), r.failed()});
   }
+  const ChartText text{header, ChartedBaseline(table)};
   const std::pair<const char*, std::string> contents[] = {
       {".json", JsonText(ResultDocument(harness_doc, meta)) + "\n"},
       {".csv", BenchCsv(table)},

@@ -39,6 +39,12 @@ std::string IsoLocalTime();
 // kbuild bench --compare.
 nlohmann::json ResultDocument(const nlohmann::json& harness_doc, const RunMetadata& meta);
 
+// The baseline the chart's speedup panel is against: "the fastest baseline" (each case's
+// vs best) with two or more baselines, else the only one; "" = no speedup panel.
+std::string ChartedBaseline(const BenchTable& table);
+// The bar of `row` in that panel (0 = none).
+double ChartedSpeedup(const BenchTable& table, const BenchRow& row);
+
 // filename -> content for one run: bench-<stamp>.{json,csv,md,svg} and latest.*.
 std::vector<std::pair<std::string, std::string>> RenderResultFiles(
     const nlohmann::json& harness_doc, const BenchTable& table, const RunMetadata& meta,
