@@ -1,16 +1,22 @@
 // kbuild bench: build the project's harness benchmarks (benchmarks/*.cpp),
-// run them on the GPU with the measured copy bandwidth as 100%, print one row
-// per case and the geometric means, write results/ (json, csv, md, svg), and
-// optionally compare against an earlier run.
+// run them on the GPU with the measured copy bandwidth as 100%, time the
+// Python peers of benchmarks/peers.py against them, print one row per case and
+// the geometric means, write results/ (json, csv, md, svg), and optionally
+// compare against an earlier run.
 #include <memory>
 #include <optional>
 
 #include "commands/command.h"
 #include "commands/harness_flags.h"
 #include "core/bench_compare.h"
+#include "core/bench_render.h"
 #include "core/bench_results.h"
 #include "core/bench_runner.h"
+#include "core/bench_summary.h"
+#include "core/json_fields.h"
+#include "core/kbuild_home.h"
 #include "core/metadata.h"
+#include "core/peer_runner.h"
 #include "core/report.h"
 #include "core/results_writer.h"
 
@@ -25,6 +31,8 @@ struct BenchFlags {
   int warmup = -1;  // -1 = the harness default
   int iters = -1;
   double timeout = 600;
+  bool no_peers = false;
+  double peers_timeout = kDefaultPeersTimeoutSeconds;
   HarnessBuildFlags build;
 };
 
@@ -40,6 +48,32 @@ RunMetadata MetadataFor(const PreparedBuild& p, const std::string& gpu, ProcessR
     meta.git_dirty = git->dirty;
   }
   return meta;
+}
+
+PeerRunOptions PeerOptionsFor(const BenchFlags& flags, const HarnessBuild& built,
+                              const BenchRunOptions& bench, const nlohmann::json& document,
+                              const std::string& stamp, Report& report) {
+  const PreparedBuild& p = built.prepared;
+  PeerRunOptions o;
+  o.enabled = !flags.no_peers;
+  o.project_dir = p.paths.project;
+  o.worker = PeerWorkerPath(KbuildHome());
+  // torch found through KBUILD_TORCH_DIR or Torch_DIR has no interpreter: KBUILD_PYTHON names one.
+  o.python = !p.torch.python.empty() ? p.torch.python
+                                     : std::filesystem::path(GetEnv("KBUILD_PYTHON").value_or(""));
+  o.torch_found_by = p.torch.found_by;
+  o.job_file = built.target.results / ("peers-job-" + stamp + ".json");
+  o.out_file = built.target.results / ("peers-" + stamp + ".json");
+  o.log = bench.log;
+  o.timeout_seconds = flags.peers_timeout;
+  o.job.project_library = bench.project_library;
+  o.job.op_namespace = p.op_namespace;
+  o.job.graph = bench.graph;
+  o.job.warmup = bench.warmup;
+  o.job.iterations = bench.iterations;
+  o.job.peak_gbps = NumberOr(document.value("peak", nlohmann::json()), "copy_bandwidth_gbps");
+  o.progress = [&report](const std::string& line) { report.Progress(line); };
+  return o;
 }
 
 int RunBenchCommand(const GlobalOptions& global, const BenchFlags& flags) {
@@ -86,6 +120,10 @@ int RunBenchCommand(const GlobalOptions& global, const BenchFlags& flags) {
   auto run = RunBenchmarks(fs, runner, options);
   if (!run) return report.Fail(run.error());
   for (const auto& w : LaunchCountWarnings(run->document, options)) report.Warning(w);
+  const PeerRunOutcome peers =
+      RunPeers(fs, runner, PeerOptionsFor(flags, *built, options, run->document, stamp, report),
+               &run->document);
+  AddBenchSummary(&run->document);
   auto table = ParseBenchDocument(run->document);
   if (!table) return report.Fail(table.error());
   // The harness only sees the environment variable kbuild passed it; say
@@ -129,6 +167,7 @@ int RunBenchCommand(const GlobalOptions& global, const BenchFlags& flags) {
   data["failed"] = table->failed;
   data["impossible"] = table->impossible;
   data["problem"] = run->problem;
+  data["peer_error"] = peers.error;
   data["results"] = nlohmann::json::array();
   for (const auto& path : *written) data["results"].push_back(path.string());
   data["log"] = options.log.string();
@@ -142,7 +181,10 @@ void AddBenchCommand(CLI::App& app, const GlobalOptions& global, Invocation& inv
       "bench",
       "Build the harness benchmarks (benchmarks/*.cpp) and time them on the GPU: per case the "
       "median and p10-p90, GB/s, % of the measured copy bandwidth, TFLOP/s, speedup vs each "
-      "baseline; geometric means; physically impossible results fail. Writes results/.");
+      "baseline and vs the fastest; geometric means; host time per call; physically impossible "
+      "results fail. When the project has benchmarks/peers.py, its Python peers (torch.compile, "
+      "Liger, ...) are timed against the op by the same rules and shown as baselines. Writes "
+      "results/.");
   auto flags = std::make_shared<BenchFlags>();
   sub->add_option("--filter", flags->filter,
                   "Run only the cases whose '<benchmark>/<case>' name matches this regular "
@@ -159,15 +201,27 @@ void AddBenchCommand(CLI::App& app, const GlobalOptions& global, Invocation& inv
   sub->add_option("--timeout", flags->timeout,
                   "Seconds the whole benchmark run may take before it is killed (default: 600)")
       ->check(CLI::PositiveNumber);
+  sub->add_flag("--no-peers", flags->no_peers,
+                "Do not time the Python peers of benchmarks/peers.py");
+  sub->add_option("--peers-timeout", flags->peers_timeout,
+                  "Seconds the peer timing may take before it is killed (default: 1200)")
+      ->check(CLI::PositiveNumber);
   AddHarnessBuildFlags(*sub, flags->build);
   sub->footer(
       "Output: the table, results/bench-<timestamp>.{json,csv,md,svg} and results/latest.*, "
-      "build/logs/bench.log (all output).\n"
+      "build/logs/bench.log (all output), the peer job and results in "
+      "build/bench-results/peers-job-<timestamp>.json and peers-<timestamp>.json.\n"
+      "Peers: benchmarks/peers.py (format: tools/harness/python/README.md) is run after the "
+      "benchmark binary by the Python that torch was found with (KBUILD_PYTHON when torch came "
+      "from KBUILD_TORCH_DIR or Torch_DIR), in tools/harness/python/peer_worker.py. A peer that "
+      "is not installed, incorrect or impossible is reported by name and fails nothing; our op "
+      "failing its value check there fails the case.\n"
       "Environment: KBUILD_PEAK_BW_GBPS overrides the 100% line (default: the copy bandwidth "
       "kbuild doctor measured and cached in KBUILD_CACHE_DIR). The harness receives "
       "KBUILD_BENCH_JSON, KBUILD_BENCH_GRAPH, KBUILD_BENCH_WARMUP and KBUILD_BENCH_ITERS.\n"
-      "Exit codes: 0 ok, 1 a case failed (incorrect, impossible, crash, timeout) or a "
-      "regression with --compare, 2 bad usage or no benchmarks, 3 compile/link error, 4 no GPU "
+      "Exit codes: 0 ok, 1 a case failed (incorrect, impossible, crash, timeout), the peers "
+      "could not be timed (the C++ results are kept) or a regression with --compare, 2 bad usage "
+      "or no benchmarks, 3 compile/link error, 4 no GPU "
       "(checked after compiling, so compile errors show on any machine), no nvcc or no torch, "
       "6 another kbuild is building this project, 130/143 stopped by Ctrl-C/SIGTERM.");
   sub->callback([&invocation, flags, &global] {
