@@ -11,7 +11,7 @@
 # machines without torch test it).
 #
 # Targets: kbuild_harness_core (stats, tolerances, JSON, physics, regression
-# compare: no torch, no CUDA) and kbuild_harness (CheckOp, RegisterBenchmark).
+# compare, the host-ahead timing rule: no torch, no CUDA) and kbuild_harness (CheckOp, RegisterBenchmark).
 include_guard(GLOBAL)
 
 set(KBUILD_HARNESS_DIR "${CMAKE_CURRENT_LIST_DIR}")
@@ -25,7 +25,8 @@ add_library(kbuild_harness_core STATIC
   ${KBUILD_HARNESS_DIR}/src/results.cpp
   ${KBUILD_HARNESS_DIR}/src/file_write.cpp
   ${KBUILD_HARNESS_DIR}/src/regression.cpp
-  ${KBUILD_HARNESS_DIR}/src/provenance.cpp)
+  ${KBUILD_HARNESS_DIR}/src/provenance.cpp
+  ${KBUILD_HARNESS_DIR}/src/host_ahead.cpp)
 target_include_directories(kbuild_harness_core PUBLIC ${KBUILD_HARNESS_DIR}/include)
 target_compile_features(kbuild_harness_core PUBLIC cxx_std_20)
 target_link_libraries(kbuild_harness_core PUBLIC nlohmann_json::nlohmann_json ${CMAKE_DL_LIBS})
@@ -54,7 +55,7 @@ if(NOT KBUILD_HARNESS_CORE_ONLY)
     ${KBUILD_HARNESS_DIR}/src/device_compare.cpp
     ${KBUILD_HARNESS_DIR}/src/bench_value_check.cpp
     ${KBUILD_HARNESS_DIR}/src/timing.cpp
-    ${KBUILD_HARNESS_DIR}/src/empty_kernel.cpp
+    ${KBUILD_HARNESS_DIR}/src/utility_kernels.cpp
     ${KBUILD_HARNESS_DIR}/src/peak.cpp
     ${KBUILD_HARNESS_DIR}/src/benchmark.cpp)
   target_include_directories(kbuild_harness PUBLIC ${KBUILD_TORCH_INCLUDE_DIRS})

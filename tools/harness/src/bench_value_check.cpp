@@ -196,7 +196,7 @@ bool RecordValueCheck(const BenchSpec& spec, const OpHandle& op, const Case& c, 
                        *fresh_seed);
     CopyValuesInto(args, spec.make_args(factory));
   }
-  const Tolerance tolerance = c.tolerance.value_or(DefaultTolerance(ToDType(c.dtype)));
+  const Tolerance tolerance = CaseTolerance(c);
   ValueCheck check;
   try {
     check = CheckValues(spec, op, args, roles, tolerance,

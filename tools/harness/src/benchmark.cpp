@@ -10,10 +10,10 @@
 #include <mutex>
 
 #include "bench_value_check.h"
-#include "empty_kernel.h"
 #include "kbuild/harness/cuda_sync.h"
 #include "kbuild/harness/launch_record.h"
 #include "kbuild/harness/timing.h"
+#include "utility_kernels.h"
 
 namespace kb::harness {
 
@@ -105,16 +105,22 @@ Timing TimeOrError(const Launch& launch, const TimingOptions& options) {
   }
 }
 
-// Times one callable over the sets; records problems; returns the summary.
-Summary TimeOne(const std::string& what, const std::function<void(const Args&)>& call,
-                const std::vector<Args>& sets, const BenchSpec& spec, bool graph,
-                BenchRecord* record) {
+struct Timed {
+  Summary time_us;  // empty when the timing failed
+  double host_us_per_call = 0;
+};
+
+// Times one callable over the sets; records problems; returns the summary and
+// the host time per call.
+Timed TimeOne(const std::string& what, const std::function<void(const Args&)>& call,
+              const std::vector<Args>& sets, const BenchSpec& spec, bool graph,
+              BenchRecord* record) {
   TimingOptions options{WarmupCount(spec), IterationCount(spec), static_cast<int>(sets.size()),
                         graph};
   const Timing timing = TimeOrError([&](int set) { call(sets[set]); }, options);
   if (!timing.error.empty()) {
     record->problems.push_back(what + ": " + timing.error);
-    return {};
+    return {{}, timing.host_us_per_call};
   }
   if (WorkOutsideTimedStream(timing)) {
     record->problems.push_back(
@@ -126,7 +132,7 @@ Summary TimeOne(const std::string& what, const std::function<void(const Args&)>&
   }
   if (record->host_over_event == 0 && timing.event_us > 0)
     record->host_over_event = timing.host_us / timing.event_us;
-  return Summarize(timing.samples_us);
+  return {Summarize(timing.samples_us), timing.host_us_per_call};
 }
 
 // Per-call time of an empty kernel timed exactly as graph-mode cases are (the
@@ -165,6 +171,7 @@ BenchRecord MeasureCase(const BenchSpec& spec, const Case& c) {
   r.shape = c.shape;
   r.dtype = std::string(DTypeName(ToDType(c.dtype)));
   r.correctness_only = c.correctness_only;
+  r.tolerance = CaseTolerance(c);
   r.warmup = WarmupCount(spec);
   r.iterations = IterationCount(spec);
   const bool graph = GraphMode(spec);
@@ -205,15 +212,17 @@ BenchRecord MeasureCase(const BenchSpec& spec, const Case& c) {
   if (std::string problem = ProvenanceProblem(r.provenance, spec.wraps_library); !problem.empty())
     r.problems.push_back(problem);
   auto call_op = [&](const Args& args) { op->Call(args); };
-  r.time_us = TimeOne("op", call_op, sets, spec, graph, &r);
+  const Timed op_timed = TimeOne("op", call_op, sets, spec, graph, &r);
+  r.time_us = op_timed.time_us;
+  r.host_us_per_call = op_timed.host_us_per_call;
   // Fresh values in the timed tensors: a result that depends on the call
   // count or the pointers fails here.
   RecordValueCheck(spec, *op, c, sets.front(), roles, kAfterCheckSeed, &r);
   if (graph) r.launch_floor_us = LaunchFloorUs(spec);
   for (const Baseline& b : spec.baselines) {
     auto call_baseline = [&](const Args& args) { b.run(args); };
-    BaselineResult result{
-        b.name, TimeOne("baseline '" + b.name + "'", call_baseline, sets, spec, graph, &r), 0};
+    const Timed timed = TimeOne("baseline '" + b.name + "'", call_baseline, sets, spec, graph, &r);
+    BaselineResult result{b.name, timed.time_us, 0, timed.host_us_per_call};
     if (r.time_us.median > 0) result.speedup = result.time_us.median / r.time_us.median;
     r.baselines.push_back(result);
   }

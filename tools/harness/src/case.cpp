@@ -48,6 +48,10 @@ DType ToDType(at::ScalarType type) {
   }
 }
 
+Tolerance CaseTolerance(const Case& c) {
+  return c.tolerance.value_or(DefaultTolerance(ToDType(c.dtype)));
+}
+
 std::vector<std::string> Case::Flags() const {
   std::vector<std::string> flags;
   if (offset_view) flags.push_back("offset_view");

@@ -73,7 +73,10 @@ nlohmann::json ToJson(const Summary& s) {
 nlohmann::json ToJson(const BenchRecord& r) {
   nlohmann::json baselines = nlohmann::json::array();
   for (const BaselineResult& b : r.baselines) {
-    baselines.push_back({{"name", b.name}, {"time_us", ToJson(b.time_us)}, {"speedup", b.speedup}});
+    baselines.push_back({{"name", b.name},
+                         {"time_us", ToJson(b.time_us)},
+                         {"speedup", b.speedup},
+                         {"host_us_per_call", b.host_us_per_call}});
   }
   nlohmann::json j = {
       {"benchmark", r.benchmark},
@@ -88,12 +91,15 @@ nlohmann::json ToJson(const BenchRecord& r) {
       {"bytes", r.bytes},
       {"flops", r.flops},
       {"time_us", ToJson(r.time_us)},
+      {"host_us_per_call", r.host_us_per_call},
       {"gbps", r.gbps},
       {"percent_of_peak", r.percent_of_peak},
       {"tflops", r.tflops},
       {"host_over_event", r.host_over_event},
       {"launch_floor_us", r.launch_floor_us},
       {"checked_against", r.checked_against},
+      {"atol", r.tolerance.atol},
+      {"rtol", r.tolerance.rtol},
       {"check_max_abs_error", r.check_max_abs_error},
       {"check_rel_l2_error", r.check_rel_l2_error},
       {"check_ms", r.check_ms},

@@ -5,14 +5,30 @@
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <memory>
 
 #include "kbuild/harness/cuda_sync.h"
+#include "kbuild/harness/host_ahead.h"
+#include "utility_kernels.h"
 
 namespace kb::harness {
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double UsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+Timing Failed(std::string error) {
+  Timing timing;
+  timing.error = std::move(error);
+  return timing;
+}
 
 // Replays per graph-mode measurement; each replay runs `iterations` launches.
 constexpr int kGraphReplays = 20;
@@ -65,36 +81,89 @@ void TimeConsistency(const Launch& launch, int count, int sets, cudaStream_t str
                      Timing* timing) {
   Events events(2);
   cudaDeviceSynchronize();
-  auto host_start = std::chrono::steady_clock::now();
+  const Clock::time_point host_start = Clock::now();
   cudaEventRecord(events[0], stream);
   for (int i = 0; i < count; ++i) launch(i % sets);
   cudaEventRecord(events[1], stream);
   cudaDeviceSynchronize();
-  timing->host_us =
-      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - host_start)
-          .count();
+  timing->host_us = UsSince(host_start);
   timing->event_us = events.ElapsedUs(0, 1);
 }
 
+// Enqueues calls [first, first + count) of `enqueue` behind a GPU spin of
+// `spin_us`, measuring the host time of the enqueue loop, then synchronizes.
+struct Enqueued {
+  double host_us = 0;
+  std::string error;
+};
+
+Enqueued BehindSpin(double spin_us, int first, int count, const std::function<void(int)>& enqueue,
+                    cudaStream_t stream) {
+  Enqueued result;
+  LaunchSpinKernel(stream, static_cast<std::uint64_t>(spin_us * 1000), &result.error);
+  if (result.error.empty()) {
+    const Clock::time_point start = Clock::now();
+    for (int i = first; i < first + count; ++i) enqueue(i);
+    result.host_us = UsSince(start);
+  }
+  const std::string sync_error = CudaErrorText(cudaDeviceSynchronize());
+  if (result.error.empty()) result.error = sync_error;
+  return result;
+}
+
+// Host time per call of `enqueue`, from the pilot's kIterationsPerSpin calls
+// (fewer when there are fewer iterations) behind a spin.
+double PilotUsPerCall(const std::function<void(int)>& enqueue, const TimingOptions& options,
+                      cudaStream_t stream, std::string* error) {
+  const int calls = std::min(options.iterations, kIterationsPerSpin);
+  const Enqueued pilot = BehindSpin(PilotSpinUs(calls), 0, calls, enqueue, stream);
+  *error = pilot.error;
+  return pilot.host_us / calls;
+}
+
+// Bare launches, as an eager caller makes them.
+std::function<void(int)> BareCalls(const Launch& launch, const TimingOptions& options) {
+  return [&launch, sets = options.input_sets](int i) { launch(i % sets); };
+}
+
+// The pilot (timed iterations, then bare calls), then the timed iterations in
+// chunks, each behind a spin of LeadUs(): the host must enqueue a chunk before
+// its spin ends, so no dispatch cost lands between a launch's events.
 Timing TimeEager(const Launch& launch, const TimingOptions& options, cudaStream_t stream) {
   Timing timing;
+  const int n = options.iterations;
   L2Flusher flusher;
-  Events events(2 * static_cast<std::size_t>(options.iterations));
-  for (int i = 0; i < options.iterations; ++i) {
+  Events events(2 * static_cast<std::size_t>(n));
+  const std::function<void(int)> timed_iteration = [&](int i) {
     flusher.Flush(stream);
     cudaEventRecord(events[2 * i], stream);
     launch(i % options.input_sets);
     cudaEventRecord(events[2 * i + 1], stream);
+  };
+  const double us_per_iteration = PilotUsPerCall(timed_iteration, options, stream, &timing.error);
+  if (!timing.error.empty()) return timing;
+  timing.host_us_per_call =
+      PilotUsPerCall(BareCalls(launch, options), options, stream, &timing.error);
+  if (!timing.error.empty()) return timing;
+  for (int first = 0; first < n; first += kIterationsPerSpin) {
+    const int count = std::min(kIterationsPerSpin, n - first);
+    const Enqueued chunk =
+        BehindSpin(LeadUs(count, us_per_iteration), first, count, timed_iteration, stream);
+    if (!(timing.error = chunk.error).empty()) return timing;
+    timing.error = HostFellBehindProblem(count, us_per_iteration, chunk.host_us);
+    if (!timing.error.empty()) return timing;
   }
-  if ((timing.error = CudaErrorText(cudaDeviceSynchronize())).empty()) {
-    for (int i = 0; i < options.iterations; ++i)
-      timing.samples_us.push_back(events.ElapsedUs(2 * i, 2 * i + 1));
-  }
+  for (int i = 0; i < n; ++i) timing.samples_us.push_back(events.ElapsedUs(2 * i, 2 * i + 1));
   return timing;
 }
 
+// The host cost per call (measured eagerly, as callers outside a graph pay
+// it), then replays of one graph of `iterations` launches.
 Timing TimeGraph(const Launch& launch, const TimingOptions& options, cudaStream_t stream) {
   Timing timing;
+  timing.host_us_per_call =
+      PilotUsPerCall(BareCalls(launch, options), options, stream, &timing.error);
+  if (!timing.error.empty()) return timing;
   at::cuda::CUDAGraph graph;
   {
     // Capture must not happen on the legacy default stream.
@@ -136,13 +205,13 @@ Timing TimeLaunches(const Launch& launch, const TimingOptions& options) {
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream().stream();
   for (int i = 0; i < options.warmup; ++i) launch(i % options.input_sets);
   if (std::string error = CudaErrorText(cudaDeviceSynchronize()); !error.empty())
-    return {{}, 0, 0, error};
+    return Failed(error);
   Timing timing;
   try {
     timing =
         options.graph ? TimeGraph(launch, options, stream) : TimeEager(launch, options, stream);
   } catch (const std::exception& e) {
-    return {{}, 0, 0, std::string("launch failed while timing: ") + e.what()};
+    return Failed(std::string("launch failed while timing: ") + e.what());
   }
   if (timing.error.empty())
     TimeConsistency(launch, options.iterations, options.input_sets, stream, &timing);

@@ -65,6 +65,21 @@ TEST(Results, BenchRecordJsonHasTheValueCheck) {
   EXPECT_EQ(j["check_ms"], 12.5);
 }
 
+TEST(Results, BenchRecordJsonHasHostTimePerCallAndTolerance) {
+  BenchRecord r = Record("2048x4096 bf16", 20, {2, 0.5});
+  r.host_us_per_call = 4.25;
+  r.baselines[0].host_us_per_call = 31.5;
+  r.tolerance = {0.0625, 0.03125};
+  nlohmann::json j = ToJson(r);
+  EXPECT_EQ(j["host_us_per_call"], 4.25);
+  EXPECT_EQ(j["atol"], 0.0625);
+  EXPECT_EQ(j["rtol"], 0.03125);
+  ASSERT_EQ(j["baselines"].size(), 2u);
+  EXPECT_EQ(j["baselines"][0]["host_us_per_call"], 31.5);
+  EXPECT_EQ(j["baselines"][1]["host_us_per_call"], 0) << "not measured";
+  EXPECT_EQ(j["baselines"][1]["speedup"], 0.5);
+}
+
 TEST(Results, GeomeanSkipsCorrectnessOnlyAndFailedCases) {
   BenchRecord failed = Record("8192x4096 bf16", 1, {100});
   failed.problems.push_back("physically impossible");

@@ -14,10 +14,12 @@
 //
 // Per case: values checked on the GPU against the reference (else the first
 // baseline), warm-up, timed launches (CUDA events on the current stream, L2
-// flushed before each; or --graph), the values checked again on fresh inputs
-// in the timed tensors, median and p10/p90, GB/s, % of the measured copy
-// bandwidth, TFLOP/s, speedup per baseline. Results above physics, or with GPU work outside the timed stream,
-// fail. $KBUILD_BENCH_JSON receives the document (docs/harness.md).
+// flushed before each, the host kept ahead of the GPU so dispatch cost is not
+// timed; or --graph), the values checked again on fresh inputs in the timed
+// tensors, median and p10/p90, host time per call, GB/s, % of the measured
+// copy bandwidth, TFLOP/s, speedup per baseline. Results above physics, with
+// GPU work outside the timed stream, or whose host fell behind the GPU, fail.
+// $KBUILD_BENCH_JSON receives the document (docs/harness.md).
 #pragma once
 
 #include <functional>

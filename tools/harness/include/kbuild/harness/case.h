@@ -40,6 +40,10 @@ struct Case {
 
 DType ToDType(at::ScalarType type);
 
+// What a benchmark's value check compares with: the case's tolerance, else
+// the default of its dtype.
+Tolerance CaseTolerance(const Case& c);
+
 struct CaseFlags {
   bool offset_view = false;
   bool non_contiguous = false;

@@ -61,7 +61,8 @@ nlohmann::json ToJson(const TestRecord& record);
 struct BaselineResult {
   std::string name;
   Summary time_us;
-  double speedup = 0;  // baseline median / op median
+  double speedup = 0;           // baseline median / op median
+  double host_us_per_call = 0;  // host time to enqueue one call (timing.h); 0 = not measured
 };
 
 struct BenchRecord {
@@ -77,6 +78,7 @@ struct BenchRecord {
   double bytes = 0;  // the explicit formula's value
   double flops = 0;  // 0 = not given
   Summary time_us;
+  double host_us_per_call = 0;  // the op's host time to enqueue one call (timing.h)
   double gbps = 0;
   double percent_of_peak = 0;  // of the measured copy bandwidth; 0 = unknown
   double tflops = 0;
@@ -86,6 +88,7 @@ struct BenchRecord {
   // with ("reference" or "baseline '<name>'"), the worse errors of the two
   // checks, and the host time both took.
   std::string checked_against;
+  Tolerance tolerance;  // the case's, else the dtype's default (CaseTolerance)
   double check_max_abs_error = 0;
   double check_rel_l2_error = 0;
   double check_ms = 0;

@@ -1,6 +1,7 @@
-// GPU timing primitives: CUDA events on the current stream, L2 flushing,
-// CUDA-graph replay, and the host-clock consistency check that catches work
-// done outside the timed stream.
+// GPU timing primitives: CUDA events on the current stream, L2 flushing, the
+// host kept ahead of the GPU (host_ahead.h), CUDA-graph replay, the host time
+// per call, and the host-clock consistency check that catches work done
+// outside the timed stream.
 #pragma once
 
 #include <cstdint>
@@ -22,11 +23,16 @@ struct TimingOptions {
 
 struct Timing {
   std::vector<double> samples_us;  // per launch
+  // Host time to enqueue one bare launch (what eager callers pay per call),
+  // measured behind a GPU spin in both modes; 0 when not measured.
+  double host_us_per_call = 0;
   // Consistency run: back-to-back launches timed by one event pair and by
   // the host clock around a device-wide synchronize.
   double host_us = 0;
   double event_us = 0;
-  std::string error;  // CUDA error or capture failure; samples empty then
+  // A CUDA error, a capture failure or the host falling behind the GPU
+  // (HostFellBehindProblem); samples empty then.
+  std::string error;
 };
 
 // Host time above this multiple of the event time (plus a fixed allowance
@@ -34,13 +40,16 @@ struct Timing {
 inline constexpr double kHostOverEventLimit = 1.5;
 inline constexpr double kHostAllowanceUs = 200;
 
-// Eager mode: warm-up, then per launch: flush L2 (not timed), event, launch,
-// event. Graph mode: no flush; launches rotate over the input sets, which
-// the caller sizes beyond 2x L2.
 // True when the host clock saw much more GPU time than the events: the op
 // works on a stream the events are not recorded on.
 bool WorkOutsideTimedStream(const Timing& timing);
 
+// Warm-up, then the host cost measured behind a GPU spin (the pilot). Eager
+// mode: per launch, flush L2 (not timed), event, launch, event, in chunks of
+// kIterationsPerSpin, each enqueued behind a spin of LeadUs() before it ends
+// (else Timing::error says the host fell behind). Graph mode: no flush;
+// launches rotate over the input sets, which the caller sizes beyond 2x L2.
+// Then the consistency run.
 Timing TimeLaunches(const Launch& launch, const TimingOptions& options);
 
 // L2 size of the current device, from cudaDevAttrL2CacheSize.

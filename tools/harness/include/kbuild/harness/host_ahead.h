@@ -1,0 +1,48 @@
+// The "host kept ahead" rule of eager timing, torch-free so it is unit-tested
+// without a GPU. timing.cpp applies it; the Python peer worker
+// (tools/harness/python/peer_timing.py) implements the same numbers: keep the
+// two in step.
+//
+// A timed call's dispatch cost (argument checks, allocator, Python) must not
+// land between its events. So: a pilot enqueues timed iterations (flush,
+// event, call, event) behind a GPU spin and measures their host time; each
+// chunk of the timed loop then starts with one spin of LeadUs() and enqueues
+// its iterations behind it. If enqueuing took longer than the spin, the GPU
+// may have waited for the host inside a call: the timing is refused
+// (HostFellBehindProblem) rather than published.
+#pragma once
+
+#include <string>
+
+namespace kb::harness {
+
+// The lead over the pilot's host time: 50% for jitter plus a fixed 50 us, the
+// whole capped at 500 ms so a call that blocks on the GPU cannot stall a run.
+inline constexpr double kLeadFactor = 1.5;
+inline constexpr double kLeadAllowanceUs = 50;
+inline constexpr double kMaxLeadUs = 500'000;
+// The pilot's own spin: long enough to cover the pilot's calls for any
+// plausible dispatch cost (100 us per call), same cap.
+inline constexpr double kPilotSpinUsPerCall = 100;
+// A stream holds 1021 pending operations (kernels, events, memsets each count
+// one; measured on an H200, driver 580); past that the host waits for the
+// GPU to drain them, which the fell-behind check cannot tell from a slow
+// host. So iterations go behind a spin in chunks of at most 32: an iteration
+// is a flush and two events plus the call, so a call may enqueue up to 28
+// operations.
+inline constexpr int kQueueOperations = 1021;
+inline constexpr int kIterationsPerSpin = 32;
+inline constexpr int kMaxOperationsPerCall = kQueueOperations / kIterationsPerSpin - 3;
+
+// Spin before a chunk of `calls` timed iterations: kLeadFactor x calls x the
+// pilot's host time per iteration + kLeadAllowanceUs, at most kMaxLeadUs.
+double LeadUs(int calls, double host_us_per_iteration);
+
+// Spin before the pilot's `calls`: calls x kPilotSpinUsPerCall, at most kMaxLeadUs.
+double PilotSpinUs(int calls);
+
+// "" when enqueuing `calls` timed iterations took no longer than their lead,
+// else "the host fell behind the GPU: ..." with the numbers and a hint.
+std::string HostFellBehindProblem(int calls, double host_us_per_iteration, double enqueue_us);
+
+}  // namespace kb::harness
