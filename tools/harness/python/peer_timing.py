@@ -3,8 +3,10 @@ so that a peer and our op timed in the same process are measured alike.
 
 Keep in step with timing.cpp and stats.cpp: the warm-up, the L2 flush (a write of max(2 x L2,
 1 MiB) before each eager call), events on the current stream, the host kept ahead of the GPU
-(pilot, one spin of 1.5 x iterations x host time per iteration + 50 us capped at 500 ms, the
-fell-behind check), host time per call, graph mode (capture `iterations` calls rotated over the
+(include/kbuild/harness/host_ahead.h: a pilot of up to 32 timed iterations and 32 bare calls
+behind a spin of 100 us per call; then chunks of at most 32 timed iterations, each behind one spin
+of 1.5 x chunk x host time per iteration + 50 us capped at 500 ms, the fell-behind check per
+chunk), host time per call, graph mode (capture `iterations` calls rotated over the
 input sets, 20 replays), the consistency check (host clock over events > 1.5 x + 200 us) and the
 percentiles. tools/harness/python/README.md describes the rules.
 """
@@ -26,7 +28,10 @@ SPIN_SLACK_US = 50.0
 SPIN_CAP_US = 500_000.0
 HOST_OVER_EVENT_LIMIT = 1.5  # timing.h kHostOverEventLimit
 HOST_ALLOWANCE_US = 200.0  # timing.h kHostAllowanceUs
-PROBE_ITERATIONS = 5  # sizes the pilot's spin; not reported
+PILOT_SPIN_US_PER_CALL = 100.0  # host_ahead.h kPilotSpinUsPerCall
+# host_ahead.h kIterationsPerSpin: a stream holds ~1021 pending operations; a longer run behind one
+# spin would make the host wait for the GPU, which the fell-behind check cannot tell from a slow host.
+ITERATIONS_PER_SPIN = 32
 
 
 @dataclass
@@ -70,47 +75,46 @@ def _bare_calls(call, sets, count):
         call(i % sets)
 
 
-def _pilot_spin_us(enqueue_iterations, iterations):
-    """A spin long enough for the pilot, from the host time of a few unspun iterations."""
-    probe = min(PROBE_ITERATIONS, iterations)
-    began = time.perf_counter()
-    enqueue_iterations(probe)
-    per_iteration = 1e6 * (time.perf_counter() - began) / probe
-    torch.cuda.synchronize()
-    return min(SPIN_CAP_US, 2.0 * iterations * per_iteration + 1000.0)
+def _pilot_us_per_call(enqueue, iterations):
+    """Host time per call of enqueue(first, count), from up to ITERATIONS_PER_SPIN calls behind a
+    spin of PILOT_SPIN_US_PER_CALL each (timing.cpp's PilotUsPerCall)."""
+    calls = min(iterations, ITERATIONS_PER_SPIN)
+    spin_us = min(SPIN_CAP_US, calls * PILOT_SPIN_US_PER_CALL)
+    host_us, _ = behind_spin(spin_us, lambda: enqueue(0, calls))
+    return host_us / calls
 
 
-def _host_us_per_call(call, sets, iterations, pilot_spin_us):
-    host_us, _ = behind_spin(pilot_spin_us, lambda: _bare_calls(call, sets, iterations))
-    return host_us / iterations
+def _bare_range(call, sets):
+    return lambda first, count: [call(i % sets) for i in range(first, first + count)]
 
 
 def _time_eager(call, sets, iterations):
-    """Per call: flush L2 (not timed), event, call, event; all enqueued behind one spin."""
+    """Per call: flush L2 (not timed), event, call, event; in chunks, each enqueued behind a spin
+    sized from the pilot, so no dispatch cost lands between a call's events."""
     flush = flush_buffer()
     starts, stops = events(iterations), events(iterations)
 
-    def enqueue_iterations(count):
-        for i in range(count):
+    def enqueue_iterations(first, count):
+        for i in range(first, first + count):
             flush.fill_(0x5A)
             starts[i].record()
             call(i % sets)
             stops[i].record()
 
-    pilot_spin_us = _pilot_spin_us(enqueue_iterations, iterations)
-    host_per_call = _host_us_per_call(call, sets, iterations, pilot_spin_us)
-    pilot_us, _ = behind_spin(pilot_spin_us, lambda: enqueue_iterations(iterations))
-    per_iteration = pilot_us / iterations
-    spin_us = min(SPIN_CAP_US, SPIN_MARGIN * iterations * per_iteration + SPIN_SLACK_US)
-    host_us, spun_us = behind_spin(spin_us, lambda: enqueue_iterations(iterations))
+    per_iteration = _pilot_us_per_call(enqueue_iterations, iterations)
+    host_per_call = _pilot_us_per_call(_bare_range(call, sets), iterations)
+    for first in range(0, iterations, ITERATIONS_PER_SPIN):
+        count = min(ITERATIONS_PER_SPIN, iterations - first)
+        spin_us = min(SPIN_CAP_US, SPIN_MARGIN * count * per_iteration + SPIN_SLACK_US)
+        host_us, spun_us = behind_spin(spin_us, lambda: enqueue_iterations(first, count))
+        if host_us > spun_us:
+            problem = (f"the host fell behind the GPU: enqueuing {count} timed calls took "
+                       f"{host_us:.0f} us, the spin ahead of them {spun_us:.0f} us (planned "
+                       f"{spin_us:.0f} us from a pilot of {per_iteration:.1f} us per call); "
+                       "the times would include host time")
+            return [], host_per_call, problem
     samples = [elapsed_us(s, e) for s, e in zip(starts, stops)]
-    problem = ""
-    if host_us > spun_us:
-        problem = (f"the host fell behind the GPU: enqueueing {iterations} timed calls took "
-                   f"{host_us:.0f} us, the spin ahead of them {spun_us:.0f} us (planned "
-                   f"{spin_us:.0f} us from a pilot of {per_iteration:.1f} us per call); "
-                   "the times would include host time")
-    return samples, host_per_call, problem
+    return samples, host_per_call, ""
 
 
 def _time_graph(call, sets, iterations):
@@ -169,8 +173,7 @@ def time_calls(call, input_sets=1, warmup=10, iterations=100, graph=False):
         torch.cuda.synchronize()
         if graph:
             samples, problem = _time_graph(call, input_sets, iterations)
-            pilot_spin_us = _pilot_spin_us(lambda n: _bare_calls(call, input_sets, n), iterations)
-            host_per_call = _host_us_per_call(call, input_sets, iterations, pilot_spin_us)
+            host_per_call = _pilot_us_per_call(_bare_range(call, input_sets), iterations)
         else:
             samples, host_per_call, problem = _time_eager(call, input_sets, iterations)
         if not problem:
