@@ -1,10 +1,12 @@
 // fused_add_rms_norm through the dispatcher: both in-place tensors compared to
 // a float64 reference (residual + x, then RMSNorm of it), odd and large hidden
-// sizes, misaligned views, bf16/fp16/fp32; tiny, fp16 near-max, > 65,535-row
+// sizes, misaligned views, bf16/fp16/fp32, short rows (<= 256 elements) on
+// every lanes-per-row path of the row plan; tiny, fp16 near-max, > 65,535-row
 // and > 2^31-element inputs.
 #include <ATen/ATen.h>
 
 #include "kbuild/harness/op_test.h"
+#include "short_rows.h"
 
 namespace {
 
@@ -18,7 +20,13 @@ OpSpec FusedSpec() {
   spec.cases = kb::harness::MakeCases(
       {{1, 64}, {7, 2047}, {129, 4096}, {3, 7168}, {2, 65536}, {33, 100}},
       {at::kBFloat16, at::kHalf, at::kFloat});
-  for (auto& c : kb::harness::MakeCases({{7, 2047}, {65, 4096}},
+  for (auto& c : kb::harness::MakeCases(
+           ShortRowShapes(), {at::kBFloat16, at::kHalf, at::kFloat})) {
+    spec.cases.push_back(c);
+  }
+  std::vector<std::vector<int64_t>> offset_shapes = ShortRowOffsetShapes();
+  offset_shapes.insert(offset_shapes.end(), {{7, 2047}, {65, 4096}});
+  for (auto& c : kb::harness::MakeCases(offset_shapes,
                                         {at::kBFloat16, at::kFloat},
                                         {.offset_view = true})) {
     spec.cases.push_back(c);
@@ -46,7 +54,8 @@ OpSpec FusedSpec() {
 OpSpec InputClassesSpec() {
   OpSpec spec = FusedSpec();
   spec.test = "fused_add_rms_norm input classes";
-  const std::vector<std::vector<int64_t>> shapes = {{7, 2047}, {129, 4096}};
+  const std::vector<std::vector<int64_t>> shapes = {
+      {7, 2047}, {129, 4096}, {9001, 128}};
   spec.cases = kb::harness::MakeCases(
       shapes, {at::kBFloat16, at::kHalf, at::kFloat},
       {.magnitude = kb::harness::kTinyMagnitude});

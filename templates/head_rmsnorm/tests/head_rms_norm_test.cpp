@@ -1,7 +1,9 @@
 // head_rms_norm through the dispatcher: [tokens, heads, head_dim] with
 // head_dim 64/128/256 and odd ones, misaligned views, bf16/fp16/fp32, against
 // a float64 reference; tiny, fp16 near-max, many-row and > 2^31-element
-// inputs; head_dim above 256 is refused.
+// inputs; head_dim above 256 is refused. Misaligned views take scalar
+// accesses: head_dim 128 a warp per row, 256 a block per row (1 vector per
+// thread for few rows, 2 for 2400).
 #include <ATen/ATen.h>
 
 #include "kbuild/harness/op_test.h"
@@ -22,9 +24,9 @@ OpSpec HeadSpec() {
                                        {2, 3, 100},
                                        {9, 2, 7}},
                                       {at::kBFloat16, at::kHalf, at::kFloat});
-  for (auto& c : kb::harness::MakeCases({{37, 24, 128}, {3, 4, 256}},
-                                        {at::kBFloat16, at::kFloat},
-                                        {.offset_view = true})) {
+  for (auto& c : kb::harness::MakeCases(
+           {{37, 24, 128}, {3, 4, 256}, {100, 24, 256}},
+           {at::kBFloat16, at::kFloat}, {.offset_view = true})) {
     spec.cases.push_back(c);
   }
   spec.make_args = [](ArgFactory& f) {

@@ -2,11 +2,13 @@
 // hidden sizes, misaligned views, bf16/fp16/fp32, weight of x's dtype, fp32 or
 // none, and a rejected stride-2 last dimension. 4099 rows: more rows than the
 // GPU holds blocks at once (several waves, a prime row count), also with the
-// narrow vectors of a misaligned view. Then the input classes: tiny, fp16 near
+// narrow vectors of a misaligned view. Short rows (<= 256 elements) on every
+// lanes-per-row path of the row plan. Then the input classes: tiny, fp16 near
 // max, > 65,535 rows, > 2^31 elements.
 #include <ATen/ATen.h>
 
 #include "kbuild/harness/op_test.h"
+#include "short_rows.h"
 
 namespace {
 
@@ -16,7 +18,7 @@ using kb::harness::OpSpec;
 
 std::vector<std::vector<int64_t>> Shapes() {
   return {{1, 64},    {7, 2047}, {129, 4096}, {3, 5120},   {5, 7168},
-          {2, 65536}, {33, 100}, {1, 40000},  {4099, 2048}};
+          {2, 65536}, {33, 100}, {1, 40000},  {4099, 2048}, {9001, 128}};
 }
 
 std::vector<at::Tensor> Reference(const at::Tensor& x, const c10::IValue& w,
@@ -56,10 +58,25 @@ OpSpec RmsNormSpec(const std::string& weight) {
 // squares must stay finite (bf16 and fp32 near their max overflow any fp32
 // sum of squares: outside a norm's contract); more than 65,535 rows; and one
 // case past 2^31 elements (64-bit indexing: ~95 GB of GPU memory, ~1 min).
+// Short rows (short_rows.h) on every dtype, and misaligned views of them.
+OpSpec ShortRowsSpec() {
+  OpSpec spec = RmsNormSpec("same");
+  spec.test = "rms_norm short rows";
+  spec.cases = kb::harness::MakeCases(ShortRowShapes(),
+                                      {at::kBFloat16, at::kHalf, at::kFloat});
+  for (auto& c : kb::harness::MakeCases(ShortRowOffsetShapes(),
+                                        {at::kBFloat16, at::kFloat},
+                                        {.offset_view = true})) {
+    spec.cases.push_back(c);
+  }
+  return spec;
+}
+
 OpSpec InputClassesSpec() {
   OpSpec spec = RmsNormSpec("same");
   spec.test = "rms_norm input classes";
-  const std::vector<std::vector<int64_t>> shapes = {{7, 2047}, {129, 4096}};
+  const std::vector<std::vector<int64_t>> shapes = {
+      {7, 2047}, {129, 4096}, {9001, 128}};
   spec.cases = kb::harness::MakeCases(
       shapes, {at::kBFloat16, at::kHalf, at::kFloat},
       {.magnitude = kb::harness::kTinyMagnitude});
@@ -77,6 +94,7 @@ OpSpec InputClassesSpec() {
 KB_OP_TEST(RmsNorm, WeightOfInputDtype, RmsNormSpec("same"));
 KB_OP_TEST(RmsNorm, Fp32Weight, RmsNormSpec("fp32"));
 KB_OP_TEST(RmsNorm, NoWeight, RmsNormSpec("none"));
+KB_OP_TEST(RmsNorm, ShortRowsSeveralPerWarp, ShortRowsSpec());
 KB_OP_TEST(RmsNorm, TinyNearMaxManyRowsAndHugeInputs, InputClassesSpec());
 
 TEST(RmsNorm, RejectsStridedLastDimension) {

@@ -5,38 +5,28 @@
 // Floor time = bytes / measured copy bandwidth (`kbuild doctor` measures it;
 // `kbuild bench` reports each case as a % of it).
 //
-// Launch shape (PlanLongRows in common/rms_row.cuh), nv = hidden / V vectors
-// of V = 16 / sizeof(T) elements when pointers and strides are aligned:
-//   nv <= 128         a warp per row, 1-8 warps per block (fewer when rows
-//                     are few, so more SMs get work), <= 4 vectors per lane
-//   nv <= 512 and     one block per row, nv threads, 1 vector each (few
-//   rows * nv <=      rows: the shortest chain per thread; 1-528 rows of
-//   SMs * 2048        4096 bf16 on the H200)
-//   nv <= 1024        one block per row, nv / 2 threads, 2 vectors each
-//   nv <= 4096        one block per row, nv / 8 threads, 8 vectors each
-//   larger            one block per row, 512 threads, two passes (x re-read
-//                     from L2, not DRAM): bf16/fp16 hidden > 32768, fp32
-//                     hidden > 16384, or narrower vectors on odd sizes
-// fp32 accumulation; rsqrtf; one __syncthreads per row.
-// Launched overlapped (common/overlap.cuh): on sm_90+ the launch of the next
-// norm hides behind this one's tail; each kernel waits for the previous one
-// before it touches memory.
-// Alternatives measured (H200, 2026-11-30, bf16, flushed and CUDA-graph timing,
-// 14 Qwen3/LTX shapes): 1, 4 or 8 vectors per thread instead of 2, a warp per
-// row at hidden 2048/3072, and loading w before the reduction. None beat this
-// plan by more than 12% on any shape (4 vectors: 8.5 vs 9.4 us at 1024x4096,
-// but 3-7% slower from 4096 rows up); a warp per row at hidden 4096 (16
-// vectors per lane) runs out of registers and spills. A persistent grid that
-// prefetches each block's next row was 5-10% slower from 2048 rows up (fewer
-// warps resident: 56 registers; ncu at 2048x4096: DRAM reads at 35% of peak
-// either way, so neither occupancy nor prefetch is the limit there).
+// Launch shape: the row plan of every norm op (PlanRows, common/row_plan.h,
+// has the table), nv = hidden / V vectors of V = 16 / sizeof(T) elements when
+// pointers and strides are aligned: 4-32 lanes per row with one vector each
+// up to nv = 32 (hidden 256 bf16), a warp per row up to 128, a block per row
+// with 1, 2 or 8 vectors per thread up to 4096, then two passes (x re-read
+// from L2, not DRAM). fp32 accumulation; rsqrtf; at most one __syncthreads
+// per row. Launched overlapped (common/overlap.cuh): on sm_90+ the launch of
+// the next norm hides behind this one's tail; each kernel waits for the
+// previous one before it touches memory. Launch shapes measured and
+// rejected: docs/rmsnorm.md.
 //
 // measured (H200, 2026-11-30, torch 2.11.0+cu130, CUDA 13.0; kbuild bench, L2 flushed, median):
 //   bf16 32768x4096 133.4 us = 4023 GB/s (95.2% of the 4226 GB/s copy); 32768x8192 260.3 us
 //   (97.6%); 8192x4096 38.1 us (83.4%); 2048x4096 13.9 us (57.1%); 128x4096 5.5 us (launch-bound).
 //   vs at::rms_norm 1.12-2.09x (geomean 1.29x over 28 cases, bf16 + fp16).
 //   kbuild bench --graph: 1x4096 1.26 us, 128x4096 1.95 us, 512x4096 3.13 us per call.
+//   Short rows (H200, 2026-12-01, CUDA events, L2 flushed, median of 60): bf16 [27030*24, 128]
+//   84.5 us (92%; 185.9 us with a warp per row before), [8192*16, 64] 13.7 us (57%; 40.6 us);
+//   torch.compile 84.1 / 13.3 us, Liger 83.6 / 13.5 us.
 
+#include "common/launch.cuh"
+#include "common/overlap.cuh"
 #include "common/rms_norm_kernel.cuh"
 #include "common/rms_row.cuh"
 #include "rms_norm.h"
@@ -91,9 +81,9 @@ cudaError_t LaunchRmsNorm(void* y, const void* x, const void* weight,
   const VectorAccess x_access{x, x_row_stride, elem};
   const VectorAccess y_access{y, y_row_stride, elem};
   const VectorAccess w_access{weight, 0, DTypeSize(weight_dtype)};
-  LongRowLaunch l;
+  NormLaunch l;
   const cudaError_t planned =
-      PlanLongRowLaunch(rows, hidden, elem, {x_access, y_access, w_access}, &l);
+      PlanNormLaunch(rows, hidden, elem, {x_access, y_access, w_access}, &l);
   if (planned != cudaSuccess) return planned;
 
   return DispatchNorm(

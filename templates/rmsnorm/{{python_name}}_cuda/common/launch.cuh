@@ -1,6 +1,7 @@
 // Host-side launch helpers shared by the norm launchers: the cached SM count,
-// the vector width allowed by shape and alignment, and the dtype / width
-// dispatch that turns runtime values into template arguments.
+// the vector width allowed by shape and alignment, the row plan (row_plan.h)
+// for a launch, and the dtype / width / path dispatch that turns runtime
+// values into template arguments.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -13,6 +14,7 @@
 #include <type_traits>
 
 #include "dtype.h"
+#include "row_plan.h"
 
 namespace kernels_common {
 
@@ -120,18 +122,79 @@ cudaError_t DispatchVectorWidth(int width, F&& f) {
   return cudaErrorInvalidValue;
 }
 
-inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-inline int RoundUpToWarp(int64_t threads) {
-  return static_cast<int>(CeilDiv(threads, 32) * 32);
+// Everything a norm launcher decides before choosing kernels.
+struct NormLaunch {
+  int width;  // elements per vector access
+  int nv;     // vectors per row
+  RowPlan plan;
+  float inv_hidden;  // 1 / hidden
+};
+
+// Sizes out of range give cudaErrorInvalidValue (the binding checks them
+// first with readable messages); a grid past 2^31 - 1 blocks gives
+// cudaErrorInvalidConfiguration.
+inline cudaError_t PlanNormLaunch(int64_t rows, int64_t hidden, int elem_bytes,
+                                  std::initializer_list<VectorAccess> tensors,
+                                  NormLaunch* out) {
+  if (rows <= 0 || hidden <= 0 || hidden > (int64_t{1} << 30)) {
+    return cudaErrorInvalidValue;
+  }
+  out->width = PickVectorWidth(16 / elem_bytes, hidden, tensors);
+  out->nv = static_cast<int>(hidden / out->width);
+  out->plan = PlanRows(rows, out->nv, CachedSmCount(), CachedThreadsPerSm());
+  out->inv_hidden = 1.f / static_cast<float>(hidden);
+  if (out->plan.blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
+  return cudaSuccess;
 }
 
-// Warps per block for group-per-row kernels: as many rows per block as keep
-// every SM busy, fewer when the row count is small.
-inline int WarpsPerBlockForRows(int64_t rows, int rows_per_warp, int sm_count) {
-  for (int warps : {8, 4, 2}) {
-    if (CeilDiv(rows, int64_t{warps} * rows_per_warp) >= sm_count) return warps;
+// Calls f(TypeTag<T>, TypeTag<W>, integral_constant<int, V>) for the
+// runtime dtypes and vector width.
+template <typename F>
+cudaError_t DispatchNorm(DType x, DType w, int width, F&& f) {
+  return DispatchInputWeight(x, w, [&](auto xt, auto wt) {
+    using T = typename decltype(xt)::type;
+    return DispatchVectorWidth<T>(width,
+                                  [&](auto vc) { return f(xt, wt, vc); });
+  });
+}
+
+template <RowPath kPath>
+using PathTag = std::integral_constant<RowPath, kPath>;
+
+// Returns register_launch(integral_constant kVecs, integral_constant kGroup)
+// for a register-resident path, loop_launch() for the two-pass one: the
+// launch status.
+template <typename RegisterLaunch, typename LoopLaunch>
+cudaError_t LaunchForPath(RowPath path, RegisterLaunch&& register_launch,
+                          LoopLaunch&& loop_launch) {
+  auto launch = [&](auto path_tag) {
+    constexpr RowShape s = ShapeOf(decltype(path_tag)::value);
+    return register_launch(std::integral_constant<int, s.vecs>{},
+                           std::integral_constant<int, s.group>{});
+  };
+  switch (path) {
+    case RowPath::kLanes4:
+      return launch(PathTag<RowPath::kLanes4>{});
+    case RowPath::kLanes8:
+      return launch(PathTag<RowPath::kLanes8>{});
+    case RowPath::kLanes16:
+      return launch(PathTag<RowPath::kLanes16>{});
+    case RowPath::kWarp1:
+      return launch(PathTag<RowPath::kWarp1>{});
+    case RowPath::kWarp2:
+      return launch(PathTag<RowPath::kWarp2>{});
+    case RowPath::kWarp4:
+      return launch(PathTag<RowPath::kWarp4>{});
+    case RowPath::kBlock1:
+      return launch(PathTag<RowPath::kBlock1>{});
+    case RowPath::kBlock2:
+      return launch(PathTag<RowPath::kBlock2>{});
+    case RowPath::kBlock8:
+      return launch(PathTag<RowPath::kBlock8>{});
+    case RowPath::kBlockLoop:
+      return loop_launch();
   }
-  return 1;
+  return cudaErrorInvalidValue;
 }
 
 }  // namespace kernels_common

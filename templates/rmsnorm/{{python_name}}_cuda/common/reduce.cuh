@@ -1,13 +1,12 @@
 // Sums across the threads that share one row: a group of kGroup lanes inside a
-// warp (warp- or half-warp-per-row kernels) or the whole block (kGroup == 0).
+// warp (4-32 lanes per row) or the whole block (kGroup == kWholeBlock).
 // Every lane of the warp must call these (full-mask shuffles), so kernels keep
 // out-of-range rows alive with predicates instead of returning early.
 #pragma once
 
-namespace kernels_common {
+#include "row_plan.h"  // kWarpSize, kWholeBlock: the group sizes plans use
 
-constexpr int kWarpSize = 32;
-constexpr int kWholeBlock = 0;
+namespace kernels_common {
 
 // Butterfly sum over aligned groups of kGroup lanes; each lane gets its
 // group's total.

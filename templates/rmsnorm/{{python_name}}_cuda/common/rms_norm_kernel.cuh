@@ -1,11 +1,13 @@
-// The register-resident RMSNorm kernel, shared by rms_norm (warp or block per
-// row) and head_rms_norm (4-32 lanes per row): each thread loads its kVecs
-// vectors of V elements once, the row's threads sum squares, then each thread
-// scales and stores what it holds. Launch it with LaunchOverlapped.
+// The register-resident RMSNorm kernel of rms_norm and head_rms_norm, for
+// every register path of the row plan (row_plan.h: 4-32 lanes or a block per
+// row): each thread loads its kVecs vectors of V elements once, the row's
+// threads sum squares, then each thread scales and stores what it holds.
+// Launch it with LaunchOverlapped.
 #pragma once
 
 #include <cstdint>
 
+#include "overlap.cuh"
 #include "rms_row.cuh"
 
 namespace kernels_common {
