@@ -1,6 +1,8 @@
-// rms_norm timing on the Qwen3-8B and LTX-Video shapes (bf16, fp16) against
-// at::rms_norm and the eager composite. Bytes = x read + y written + weight.
-// Measured results (H200, 2026-11-30): the header of {{python_name}}_cuda/rms_norm.cu.
+// rms_norm timing on the Qwen3-8B and LTX-Video shapes, short rows and other
+// hidden sizes (bf16; fp16 on a subset) against at::rms_norm and the eager
+// composite; benchmarks/peers.py adds torch.compile, Liger and QuACK.
+// Bytes = x read + y written + weight. Measured results (H200): the header of
+// {{python_name}}_cuda/rms_norm.cu.
 #include <ATen/ATen.h>
 
 #include "kbuild/harness/benchmark.h"
@@ -27,7 +29,9 @@ kb::harness::BenchSpec RmsNormBench() {
   spec.name = "rms_norm";
   spec.op = kb::harness::ProjectOp("rms_norm");
   // Qwen3-8B (hidden 4096, 128..32768 tokens), LTX-Video (hidden 2048: 1024..8192 rows; hidden
-  // 3072: 2x4096 and 4x4096), and one large shape; bf16 and fp16.
+  // 3072: 2x4096 and 4x4096), one large shape; short rows (video QK-norm [27030 * 24, 128] and
+  // [8192 * 16, 64]: several rows per warp); hidden 5120 (Qwen3-14B/32B), 7168 (DeepSeek-V3)
+  // and 2047 (odd: scalar accesses). bf16; fp16 on a subset (the same bytes).
   spec.cases = kb::harness::MakeCases({{128, 4096},
                                        {512, 4096},
                                        {1024, 4096},
@@ -41,8 +45,19 @@ kb::harness::BenchSpec RmsNormBench() {
                                        {8192, 2048},
                                        {8192, 3072},
                                        {16384, 3072},
-                                       {32768, 8192}},
-                                      {at::kBFloat16, at::kHalf});
+                                       {32768, 8192},
+                                       {27030 * 24, 128},
+                                       {8192 * 16, 64},
+                                       {4096, 5120},
+                                       {4096, 7168},
+                                       {4096, 2047}},
+                                      {at::kBFloat16});
+  for (auto& c : kb::harness::MakeCases(
+           {{128, 4096}, {2048, 4096}, {32768, 4096}, {4096, 2048},
+            {27030 * 24, 128}, {8192 * 16, 64}},
+           {at::kHalf})) {
+    spec.cases.push_back(c);
+  }
   for (auto& c : kb::harness::MakeCases({{1, 4096}}, {at::kBFloat16},
                                         {.correctness_only = true})) {
     spec.cases.push_back(c);
