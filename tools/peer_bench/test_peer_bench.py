@@ -102,3 +102,27 @@ __global__ void LoadsFirst(float* y, const float* x) {
     loads = next(v for k, v in by_name.items() if "LoadsFirst" in k)
     assert waits["waits_first"] is True and waits["counts"]
     assert loads["waits_first"] is False
+
+
+NORM_TEMPLATES = ("rmsnorm", "fused_add_rmsnorm", "head_rmsnorm")
+
+
+def test_norm_templates_share_one_copy_of_each_shared_file():
+    """The norm templates are separate projects, so each carries the shared headers, among them
+    the one row planner (common/row_plan.h); the copies are links to rmsnorm's files. A copy
+    that drifts would give one op another launch plan than the others."""
+    templates = Path(__file__).resolve().parents[2] / "templates"
+    source = templates / "rmsnorm"
+    shared = [p.relative_to(source) for p in (source / "{{python_name}}_cuda" / "common").iterdir()]
+    shared += [Path("torch-ext/tensor_checks.h"), Path("tests/row_plan_test.cpp"),
+               Path("tests/short_rows.h")]
+    for template in NORM_TEMPLATES:
+        planner = templates / template / "{{python_name}}_cuda" / "common" / "row_plan.h"
+        assert planner.is_file(), f"{template} has no common/row_plan.h"
+        assert "common/row_plan.h" in (templates / template / "kernels.toml.in").read_text()
+        for rel in shared:
+            copy = templates / template / rel
+            if copy.exists():
+                assert copy.read_bytes() == (source / rel).read_bytes(), (
+                    f"templates/{template}/{rel} differs from templates/rmsnorm/{rel}: edit the "
+                    "file in rmsnorm/ (the other templates link to it)")
