@@ -28,9 +28,10 @@
 # One call of the GPU machine (10 minutes) holds about one mode. Extra kernel projects (e.g. one
 # written from the skill alone) are built, tested and benchmarked too when listed in
 # GPU_RUN_PROJECTS (space-separated directories). GPU_RUN_TEMPLATES (space-separated template names)
-# limits the templates a mode builds, tests and benchmarks. Peer wheels stashed by this or an
+# limits (and orders) the templates a mode builds, tests and benchmarks. Peer wheels stashed by this or an
 # earlier call (.whl/, .whl-a/, .whl-b/) are installed into /tmp/site first, so every
-# `kbuild bench` times the peers its project's benchmarks/peers.py lists.
+# `kbuild bench` times the peers its project's benchmarks/peers.py lists. GPU_RUN_SMOKE=0 skips
+# the Python load+call steps; GPU_RUN_SELFTEST_FILTER passes --filter to the wrong-kernel suite.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
@@ -147,7 +148,7 @@ BAD="$ROOT/tools/harness/bad_kernels"
   harness-selftest.log bash "$BAD/run.sh" "$WORK/bad-kernels"
 if [[ $KBUILD_SELFTESTS == 1 ]]; then
   step "harness self-test: kbuild test on the wrong kernels" harness-selftest.log \
-    kbuild -C "$BAD" test
+    kbuild -C "$BAD" test ${GPU_RUN_SELFTEST_FILTER:+--filter "$GPU_RUN_SELFTEST_FILTER"}
   # A faulting and an endless kernel must fail only their own tests (exit 1, the CUDA error,
   # "timed out after 20 s") while kbuild survives and a later test still passes.
   step "harness self-test: kbuild test isolates crash + hang" harness-selftest.log \
@@ -168,7 +169,8 @@ if [[ $TEMPLATES == 1 ]]; then
     name="${t//_/-}-demo"
     step "$t: init+check+build" "$t.log" bash -c "kbuild init '$name' --template '$t' \
       --dir '$proj' && kbuild -C '$proj' check && kbuild -C '$proj' build" || continue
-    step "$t: load+call (python)" "$t.log" python3 "$ROOT/tools/scripts/smoke_call.py" "$t" "$proj"
+    [[ "${GPU_RUN_SMOKE:-1}" == 1 ]] && \
+      step "$t: load+call (python)" "$t.log" python3 "$ROOT/tools/scripts/smoke_call.py" "$t" "$proj"
     [[ $TESTS == 1 ]] && step "$t: kbuild test" "$t.log" kbuild -C "$proj" test
     if [[ $BENCHES == 1 ]]; then
       step "$t: kbuild bench" "$t.log" kbuild -C "$proj" bench
