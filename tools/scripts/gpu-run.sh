@@ -119,6 +119,8 @@ if [[ $DRY == 0 ]]; then
     cat "$base".part.* > "$base" && rm -f "$base".part.*
   done
   ls "$WHEELS" > "$OUT/wheels.log"
+  # cuda-bindings is for QuACK's CuTe DSL; the torch environment's own copy wins when it has one.
+  python3 -c 'import cuda.bindings' 2>/dev/null && rm -f "$WHEELS"/cuda_bindings-*.whl
   if ls "$WHEELS"/*.whl >/dev/null 2>&1; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
       --target /tmp/site "$WHEELS"/*.whl >> "$OUT/wheels.log" 2>&1
