@@ -4,10 +4,10 @@ so that a peer and our op timed in the same process are measured alike.
 Keep in step with timing.cpp and stats.cpp: the warm-up, the L2 flush (a write of max(2 x L2,
 1 MiB) before each eager call), events on the current stream, the host kept ahead of the GPU
 (include/kbuild/harness/host_ahead.h: a pilot of up to 32 timed iterations and 32 bare calls
-behind a spin of 100 us per call; then chunks of at most 32 timed iterations, each behind one spin
-of 1.5 x chunk x host time per iteration + 50 us capped at 500 ms, the fell-behind check per
-chunk), host time per call, graph mode (capture `iterations` calls rotated over the
-input sets, 20 replays), the consistency check (host clock over events > 1.5 x + 200 us) and the
+behind a spin of 100 us per call; then chunks of at most 32 timed iterations, each behind one
+spin of 1.5 x chunk x host time per iteration + 50 us capped at 500 ms; a call enqueued after
+the GPU reached its start event fails the timing), host time per call, graph mode (capture
+`iterations` calls rotated over the input sets, 20 replays), the consistency check (host clock over events > 1.5 x + 200 us) and the
 percentiles. tools/harness/python/README.md describes the rules.
 """
 
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from gpu_clock import behind_spin, elapsed_us, events, flush_buffer, gc_paused
+from gpu_clock import behind_spin, cycles_per_us, elapsed_us, events, flush_buffer, gc_paused, spin
 from peer_text import describe_exception
 
 GRAPH_REPLAYS = 20
@@ -88,30 +88,51 @@ def _bare_range(call, sets):
     return lambda first, count: [call(i % sets) for i in range(first, first + count)]
 
 
+def host_fell_behind(call_enqueued_us, gpu_reached_us, spin_us):
+    """host_ahead.h's HostFellBehindProblem: "" when every call of a chunk was enqueued (host time
+    from just before the chunk's spin, to the call's return) no later than the GPU reached its
+    start event (GPU time from the spin's start); else the problem, naming the first late call."""
+    for i, (enqueued, reached) in enumerate(zip(call_enqueued_us, gpu_reached_us)):
+        if enqueued > reached:
+            return (f"the host fell behind the GPU: timed call {i + 1} of {len(call_enqueued_us)} "
+                    f"was enqueued {enqueued:.1f} us after the chunk's {spin_us:.1f} us spin "
+                    f"began, but the GPU reached its start event at {reached:.1f} us, so the GPU "
+                    "may have waited for the host inside the timed call")
+    return ""
+
+
 def _time_eager(call, sets, iterations):
     """Per call: flush L2 (not timed), event, call, event; in chunks, each enqueued behind a spin
-    sized from the pilot, so no dispatch cost lands between a call's events."""
+    sized from the pilot; then every call checked against the GPU's clock (host_fell_behind)."""
     flush = flush_buffer()
     starts, stops = events(iterations), events(iterations)
+    spin_began = events(1)[0]
+    enqueued_us = [0.0] * iterations
+    origin = [time.perf_counter()]
 
     def enqueue_iterations(first, count):
         for i in range(first, first + count):
             flush.fill_(0x5A)
             starts[i].record()
             call(i % sets)
+            enqueued_us[i] = 1e6 * (time.perf_counter() - origin[0])
             stops[i].record()
 
     per_iteration = _pilot_us_per_call(enqueue_iterations, iterations)
     host_per_call = _pilot_us_per_call(_bare_range(call, sets), iterations)
+    cycles_per_us()  # a first calibration must not run inside a chunk
     for first in range(0, iterations, ITERATIONS_PER_SPIN):
         count = min(ITERATIONS_PER_SPIN, iterations - first)
         spin_us = min(SPIN_CAP_US, SPIN_MARGIN * count * per_iteration + SPIN_SLACK_US)
-        host_us, spun_us = behind_spin(spin_us, lambda: enqueue_iterations(first, count))
-        if host_us > spun_us:
-            problem = (f"the host fell behind the GPU: enqueuing {count} timed calls took "
-                       f"{host_us:.0f} us, the spin ahead of them {spun_us:.0f} us (planned "
-                       f"{spin_us:.0f} us from a pilot of {per_iteration:.1f} us per call); "
-                       "the times would include host time")
+        with gc_paused():
+            origin[0] = time.perf_counter()  # before the GPU's origin: late calls never hide
+            spin_began.record()
+            spin(spin_us)
+            enqueue_iterations(first, count)
+        torch.cuda.synchronize()
+        reached = [elapsed_us(spin_began, starts[i]) for i in range(first, first + count)]
+        problem = host_fell_behind(enqueued_us[first:first + count], reached, spin_us)
+        if problem:
             return [], host_per_call, problem
     samples = [elapsed_us(s, e) for s, e in zip(starts, stops)]
     return samples, host_per_call, ""

@@ -16,7 +16,8 @@ from peer_job import parse_job  # noqa: E402
 from peer_results import (Result, gbps, impossible_problem, make_result, speedup,  # noqa: E402
                           write_document)
 from peer_run import run_cases  # noqa: E402
-from peer_timing import Timing, input_set_count, percentile, summarize  # noqa: E402
+from peer_timing import (Timing, host_fell_behind, input_set_count, percentile,  # noqa: E402
+                         summarize)
 from peers_file import load_peers_file  # noqa: E402
 
 OPS = torch.ops.aten
@@ -233,3 +234,20 @@ def test_write_document_is_atomic_and_replaces_a_planted_link(tmp_path):
         write_document(str(out), {"x": float("nan")})
     assert json.loads(out.read_text())["x"] == "caf?"  # the old document is intact
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json", "victim.txt"]
+
+
+def test_a_busy_gpu_keeps_a_host_ahead_that_enqueues_past_the_spin():
+    # H200, 2026-12-01: 32 calls at 28 us of host time each behind an 846 us spin; the GPU,
+    # busy with each call's flush and kernel (175 us), reached every call after it was enqueued.
+    enqueued = [28.3 * (i + 1) for i in range(32)]
+    reached = [846.3 + 175.0 * i for i in range(32)]
+    assert host_fell_behind(enqueued, reached, 846.3) == ""
+    assert host_fell_behind([10, 20], [10, 20], 50) == ""
+    assert host_fell_behind([], [], 50) == ""
+
+
+def test_a_call_enqueued_after_the_gpu_reached_it_is_refused():
+    problem = host_fell_behind([10, 260.5, 300], [50, 250.25, 400], 50)
+    assert problem.startswith("the host fell behind the GPU: timed call 2 of 3 was enqueued "
+                              "260.5 us after the chunk's 50.0 us spin began, but the GPU "
+                              "reached its start event at 250.2 us"), problem

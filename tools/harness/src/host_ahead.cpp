@@ -11,27 +11,23 @@ double LeadUs(int calls, double host_us_per_iteration) {
 
 double PilotSpinUs(int calls) { return std::min(calls * kPilotSpinUsPerCall, kMaxLeadUs); }
 
-std::string HostFellBehindProblem(int calls, double host_us_per_iteration, double enqueue_us) {
-  const double lead_us = LeadUs(calls, host_us_per_iteration);
-  if (enqueue_us <= lead_us) return "";
-  char how[128];
-  if (lead_us >= kMaxLeadUs) {
-    std::snprintf(how, sizeof how, "the %.0f ms cap; the pilot measured %.1f us per call",
-                  kMaxLeadUs / 1000, host_us_per_iteration);
-  } else {
-    std::snprintf(how, sizeof how, "%.1f x the pilot's %.1f us per call + %.0f us", kLeadFactor,
-                  host_us_per_iteration, kLeadAllowanceUs);
-  }
+std::string HostFellBehindProblem(const std::vector<double>& call_enqueued_us,
+                                  const std::vector<double>& gpu_reached_us, double lead_us) {
+  const std::size_t calls = std::min(call_enqueued_us.size(), gpu_reached_us.size());
+  std::size_t late = 0;
+  while (late < calls && call_enqueued_us[late] <= gpu_reached_us[late]) ++late;
+  if (late == calls) return "";
   char text[768];
   std::snprintf(text, sizeof text,
-                "the host fell behind the GPU: enqueuing %d timed calls took %.1f us of host "
-                "time, more than the %.1f us spin that kept the GPU ahead of them (%s), so the "
-                "GPU may have waited for the host inside a timed call\nhint: a call that waits "
-                "for the GPU (a synchronize, .item(), a copy to the host) cannot be timed ahead "
-                "of it, nor one whose host cost grows after the first calls (compiling, "
-                "allocating) or one that enqueues more than %d GPU operations (a stream holds "
-                "%d)",
-                calls, enqueue_us, lead_us, how, kMaxOperationsPerCall, kQueueOperations);
+                "the host fell behind the GPU: timed call %zu of %zu was enqueued %.1f us after "
+                "the chunk's %.1f us spin began, but the GPU reached its start event at %.1f us, "
+                "so the GPU may have waited for the host inside the timed call\nhint: a call "
+                "that waits for the GPU (a synchronize, .item(), a copy to the host) cannot be "
+                "timed ahead of it, nor one whose host cost grows after the first calls "
+                "(compiling, allocating) or one that enqueues more than %d GPU operations (a "
+                "stream holds %d)",
+                late + 1, calls, call_enqueued_us[late], lead_us, gpu_reached_us[late],
+                kMaxOperationsPerCall, kQueueOperations);
   return text;
 }
 

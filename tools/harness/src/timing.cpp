@@ -39,6 +39,12 @@ int CurrentDevice() {
   return device;
 }
 
+double ElapsedUs(cudaEvent_t start, cudaEvent_t stop) {
+  float ms = 0;
+  cudaEventElapsedTime(&ms, start, stop);
+  return static_cast<double>(ms) * 1000.0;
+}
+
 // Owns CUDA events so every return path frees them.
 class Events {
  public:
@@ -50,9 +56,7 @@ class Events {
   }
   cudaEvent_t operator[](std::size_t i) const { return events_[i]; }
   double ElapsedUs(std::size_t start, std::size_t stop) const {
-    float ms = 0;
-    cudaEventElapsedTime(&ms, events_[start], events_[stop]);
-    return static_cast<double>(ms) * 1000.0;
+    return kb::harness::ElapsedUs(events_[start], events_[stop]);
   }
 
  private:
@@ -127,17 +131,22 @@ std::function<void(int)> BareCalls(const Launch& launch, const TimingOptions& op
 }
 
 // The pilot (timed iterations, then bare calls), then the timed iterations in
-// chunks, each behind a spin of LeadUs(): the host must enqueue a chunk before
-// its spin ends, so no dispatch cost lands between a launch's events.
+// chunks, each behind a spin of LeadUs(). Every call is then checked against
+// the GPU's clock: its launches must have been enqueued before the GPU reached
+// its start event, so no dispatch cost lands between a launch's events.
 Timing TimeEager(const Launch& launch, const TimingOptions& options, cudaStream_t stream) {
   Timing timing;
   const int n = options.iterations;
   L2Flusher flusher;
   Events events(2 * static_cast<std::size_t>(n));
+  Events spin_began(1);
+  Clock::time_point chunk_origin = Clock::now();
+  std::vector<double> call_enqueued_us(static_cast<std::size_t>(n));
   const std::function<void(int)> timed_iteration = [&](int i) {
     flusher.Flush(stream);
     cudaEventRecord(events[2 * i], stream);
     launch(i % options.input_sets);
+    call_enqueued_us[i] = UsSince(chunk_origin);
     cudaEventRecord(events[2 * i + 1], stream);
   };
   const double us_per_iteration = PilotUsPerCall(timed_iteration, options, stream, &timing.error);
@@ -147,10 +156,19 @@ Timing TimeEager(const Launch& launch, const TimingOptions& options, cudaStream_
   if (!timing.error.empty()) return timing;
   for (int first = 0; first < n; first += kIterationsPerSpin) {
     const int count = std::min(kIterationsPerSpin, n - first);
-    const Enqueued chunk =
-        BehindSpin(LeadUs(count, us_per_iteration), first, count, timed_iteration, stream);
+    const double lead_us = LeadUs(count, us_per_iteration);
+    // The host's origin precedes the GPU's (the event is enqueued after it), so a
+    // late call can only look later than it was.
+    chunk_origin = Clock::now();
+    cudaEventRecord(spin_began[0], stream);
+    const Enqueued chunk = BehindSpin(lead_us, first, count, timed_iteration, stream);
     if (!(timing.error = chunk.error).empty()) return timing;
-    timing.error = HostFellBehindProblem(count, us_per_iteration, chunk.host_us);
+    std::vector<double> enqueued, reached;
+    for (int i = first; i < first + count; ++i) {
+      enqueued.push_back(call_enqueued_us[i]);
+      reached.push_back(ElapsedUs(spin_began[0], events[2 * i]));
+    }
+    timing.error = HostFellBehindProblem(enqueued, reached, lead_us);
     if (!timing.error.empty()) return timing;
   }
   for (int i = 0; i < n; ++i) timing.samples_us.push_back(events.ElapsedUs(2 * i, 2 * i + 1));

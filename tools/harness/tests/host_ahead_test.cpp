@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace kb::harness {
 namespace {
 
@@ -24,29 +26,33 @@ TEST(HostAhead, LeadAndPilotSpinAreCappedAtHalfASecond) {
   EXPECT_DOUBLE_EQ(PilotSpinUs(100'000), 500'000);
 }
 
-TEST(HostAhead, EnqueuingWithinTheLeadIsFine) {
-  EXPECT_EQ(HostFellBehindProblem(32, 4.0, 241.9), "");
-  EXPECT_EQ(HostFellBehindProblem(32, 4.0, 242.0), "");
+// The H200 run of 2026-12-01: 32 calls of a 135 us kernel, 16.6 us of host time each, took
+// 904 us to enqueue behind an 846 us spin; the GPU, busy with each call's L2 flush and kernel,
+// still reached every call long after it was enqueued. Not a fall-behind.
+TEST(HostAhead, EnqueuingPastTheSpinIsFineWhileTheGpuIsBusierThanTheHost) {
+  std::vector<double> enqueued, reached;
+  for (int i = 0; i < 32; ++i) {
+    enqueued.push_back(28.3 * (i + 1));     // 904 us for all 32
+    reached.push_back(846.3 + 175.0 * i);   // the spin, then flush + kernel per call
+  }
+  EXPECT_EQ(HostFellBehindProblem(enqueued, reached, 846.3), "");
 }
 
-TEST(HostAhead, EnqueuingPastTheLeadSaysTheHostFellBehind) {
-  EXPECT_EQ(HostFellBehindProblem(32, 4.0, 812.3),
-            "the host fell behind the GPU: enqueuing 32 timed calls took 812.3 us of host "
-            "time, more than the 242.0 us spin that kept the GPU ahead of them (1.5 x the "
-            "pilot's 4.0 us per call + 50 us), so the GPU may have waited for the host inside a "
-            "timed call\nhint: a call that waits for the GPU (a synchronize, .item(), a copy to "
-            "the host) cannot be timed ahead of it, nor one whose host cost grows after the "
-            "first calls (compiling, allocating) or one that enqueues more than 28 GPU "
-            "operations (a stream holds 1021)");
+TEST(HostAhead, ACallEnqueuedExactlyWhenTheGpuReachesItIsFine) {
+  EXPECT_EQ(HostFellBehindProblem({10, 20}, {10, 20}, 50), "");
 }
 
-TEST(HostAhead, ACappedLeadIsNamed) {
-  const std::string problem = HostFellBehindProblem(32, 20'000, 612'000);
-  EXPECT_NE(problem.find("more than the 500000.0 us spin that kept the GPU ahead of them (the "
-                         "500 ms cap; the pilot measured 20000.0 us per call)"),
-            std::string::npos)
-      << problem;
+TEST(HostAhead, ACallEnqueuedAfterTheGpuReachedItIsRefused) {
+  EXPECT_EQ(HostFellBehindProblem({10, 260.5, 300}, {50, 250.25, 400}, 50),
+            "the host fell behind the GPU: timed call 2 of 3 was enqueued 260.5 us after the "
+            "chunk's 50.0 us spin began, but the GPU reached its start event at 250.2 us, so "
+            "the GPU may have waited for the host inside the timed call\nhint: a call that "
+            "waits for the GPU (a synchronize, .item(), a copy to the host) cannot be timed "
+            "ahead of it, nor one whose host cost grows after the first calls (compiling, "
+            "allocating) or one that enqueues more than 28 GPU operations (a stream holds 1021)");
 }
+
+TEST(HostAhead, NoCallsIsFine) { EXPECT_EQ(HostFellBehindProblem({}, {}, 50), ""); }
 
 }  // namespace
 }  // namespace kb::harness

@@ -105,7 +105,7 @@ TEST_F(HostAheadOnGpu, HostSlowingDownAfterThePilotIsRefused) {
   const Timing t = TimeLaunches(slows_down, kOptions);
   EXPECT_EQ(calls, kFastCalls + kIterationsPerSpin)
       << "warm-up, pilot, the first chunk of the timed loop: the order this test assumes";
-  EXPECT_TRUE(t.error.starts_with("the host fell behind the GPU: enqueuing 32 timed calls"))
+  EXPECT_TRUE(t.error.starts_with("the host fell behind the GPU: timed call "))
       << t.error;
   EXPECT_TRUE(t.samples_us.empty()) << "a number that includes host time is not published";
   EXPECT_GT(t.host_us_per_call, 0);

@@ -7,12 +7,15 @@
 // land between its events. So: a pilot enqueues timed iterations (flush,
 // event, call, event) behind a GPU spin and measures their host time; each
 // chunk of the timed loop then starts with one spin of LeadUs() and enqueues
-// its iterations behind it. If enqueuing took longer than the spin, the GPU
-// may have waited for the host inside a call: the timing is refused
-// (HostFellBehindProblem) rather than published.
+// its iterations behind it. Afterwards every call is checked: the host must
+// have finished enqueuing its launches before the GPU reached its start event
+// (the GPU keeps the host ahead by its own work too: the flush and earlier
+// calls). A call that was late may include GPU time spent waiting for the
+// host: the timing is refused (HostFellBehindProblem) rather than published.
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace kb::harness {
 
@@ -41,8 +44,13 @@ double LeadUs(int calls, double host_us_per_iteration);
 // Spin before the pilot's `calls`: calls x kPilotSpinUsPerCall, at most kMaxLeadUs.
 double PilotSpinUs(int calls);
 
-// "" when enqueuing `calls` timed iterations took no longer than their lead,
-// else "the host fell behind the GPU: ..." with the numbers and a hint.
-std::string HostFellBehindProblem(int calls, double host_us_per_iteration, double enqueue_us);
+// "" when every call of a chunk was enqueued before the GPU reached it:
+// call_enqueued_us[i] (host time from just before the chunk's spin was
+// enqueued to the return of call i) <= gpu_reached_us[i] (GPU time from the
+// spin's start to call i's start event). Else "the host fell behind the GPU:
+// ..." naming the first late call, with the numbers and a hint. The host's
+// origin is the earlier one, so a late call is never missed.
+std::string HostFellBehindProblem(const std::vector<double>& call_enqueued_us,
+                                  const std::vector<double>& gpu_reached_us, double lead_us);
 
 }  // namespace kb::harness
