@@ -119,6 +119,9 @@ def load_peers_file(path):
     sys.modules[name] = module
     writes_bytecode = sys.dont_write_bytecode
     sys.dont_write_bytecode = True  # leave no __pycache__ in the project
+    # The file's folder first on the path while it runs, so it can import modules beside it
+    # (templates share their peers that way).
+    sys.path.insert(0, os.path.dirname(path))
     try:
         spec.loader.exec_module(module)
     except (Exception, SystemExit) as e:  # noqa: BLE001 - the user's code
@@ -127,4 +130,5 @@ def load_peers_file(path):
                              f"{describe_exception(e)}") from None
     finally:
         sys.dont_write_bytecode = writes_bytecode
+        sys.path.remove(os.path.dirname(path))
     return validate_benchmarks(getattr(module, "BENCHMARKS", None), path)

@@ -57,6 +57,29 @@ def test_a_valid_file_loads_under_a_private_module_name(tmp_path):
     assert not (tmp_path / "benchmarks" / "__pycache__").exists()
 
 
+def test_a_module_beside_the_file_can_be_imported_and_the_path_is_restored(tmp_path):
+    write(tmp_path, """
+        def shared_inputs(case):
+            return ()
+
+        def shared_peer():
+            return lambda: None
+    """, name="shared_norm_peers.py")
+    path = write(tmp_path, """
+        from shared_norm_peers import shared_inputs, shared_peer
+
+        BENCHMARKS = {"rms_norm": {"inputs": shared_inputs, "ours": shared_inputs,
+                                   "reference": shared_inputs, "peers": {"p": shared_peer}}}
+    """)
+    path_before = list(sys.path)
+    try:
+        entries = load_peers_file(path)
+        assert list(entries["rms_norm"].peers) == ["p"]
+        assert sys.path == path_before
+    finally:
+        sys.modules.pop("shared_norm_peers", None)
+
+
 @pytest.mark.parametrize("benchmarks, message", [
     (None, "x.py: defines no BENCHMARKS dict"),
     ([], "x.py: BENCHMARKS is a list, expected a dict of benchmark name -> entry"),

@@ -1,0 +1,1 @@
+../../rmsnorm/benchmarks/norm_peers.py
