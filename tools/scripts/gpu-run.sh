@@ -158,6 +158,10 @@ if [[ $KBUILD_SELFTESTS == 1 ]]; then
 fi
 [[ $SANITIZE_PROOF == 1 ]] && step "harness self-test: kbuild test --sanitize reports findings" \
   harness-selftest.log bash "$BAD/sanitize.sh" kbuild
+# kbuild bench's Python worker: its timing rules and value checks on a real GPU (they skip
+# without one).
+[[ $KBUILD_SELFTESTS == 1 ]] && step "bench worker tests (pytest, GPU)" bench-worker.log \
+  python3 -m pytest -q -rs "$ROOT/tools/harness/python"
 
 if [[ $TEMPLATES == 1 ]]; then
   template_dirs=("$ROOT"/templates/*/)
@@ -245,10 +249,6 @@ if [[ $WHEEL == 1 ]]; then
      "$kb" init wheel-demo --template blank --dir "$1" && "$kb" -C "$1" build &&
      "$kb" -C "$1" test && "$kb" -C "$1" bench' _ "$WORK/wheel-blank"
 fi
-
-# The peer worker's timing rules and value checks on a real GPU (they skip without one).
-[[ $TESTS == 1 ]] && step "peer worker tests (pytest, GPU)" peer-worker.log \
-  python3 -m pytest -q -rs "$ROOT/tools/harness/python"
 
 
 if [[ $PEERS == 1 ]]; then

@@ -87,5 +87,6 @@ def test_trust_runs_every_template_the_wrong_kernels_and_the_wheel_only():
     assert "harness self-test: kbuild test on the wrong kernels" in s
     assert "harness self-test: kbuild test isolates crash + hang" in s
     assert "kbuild wheel: blank init+build+test+bench" in s
+    assert "bench worker tests (pytest, GPU)" in s
     assert not any("sweep" in step or "small cases" in step or "peer" in step for step in s)
     assert "harness self-test (wrong kernels, plain CMake)" not in s
