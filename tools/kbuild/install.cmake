@@ -22,9 +22,11 @@ install(TARGETS kbuild RUNTIME DESTINATION "${KBUILD_INSTALL_BINDIR}")
 
 set(KBUILD_DATA_EXCLUDES PATTERN "__pycache__" EXCLUDE PATTERN "*.pyc" EXCLUDE)
 install(FILES "${PROJECT_SOURCE_DIR}/build.toml.in" DESTINATION "${KBUILD_INSTALL_DATADIR}")
+# skills/cuda-kernels/references and /templates are links to the top-level folders (so SKILL.md's
+# links resolve in the source tree too); installed, those folders sit beside skills/ already.
 foreach(dir templates skills references)
   install(DIRECTORY "${PROJECT_SOURCE_DIR}/${dir}" DESTINATION "${KBUILD_INSTALL_DATADIR}"
-          ${KBUILD_DATA_EXCLUDES})
+          ${KBUILD_DATA_EXCLUDES} REGEX "skills/cuda-kernels/(references|templates)$" EXCLUDE)
 endforeach()
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/tools/kbuild/resources"
         DESTINATION "${KBUILD_INSTALL_DATADIR}/tools/kbuild")

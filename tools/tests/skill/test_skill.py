@@ -27,6 +27,19 @@ def _need_binary():
         pytest.skip(f"kbuild binary not built at {KBUILD} (set KBUILD_BIN)")
 
 
+def test_skill_md_links_resolve_in_the_source_tree():
+    """Installed, SKILL.md sits beside references/ and templates/; in this tree its folder holds
+    links to them, so an agent (or a person) reading the repo follows the same links."""
+    import re
+
+    skill = ROOT / "skills" / "cuda-kernels" / "SKILL.md"
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", skill.read_text())
+    relative = [t for t in targets if "://" not in t]
+    assert relative, "SKILL.md links nowhere"
+    missing = [t for t in relative if not (skill.parent / t).exists()]
+    assert missing == []
+
+
 def test_skill_pack_passes_its_own_check():
     venv_python = ROOT / ".venv" / "bin" / "python3"
     env = {"KBUILD_PYTHON": str(venv_python)} if venv_python.exists() else {}
