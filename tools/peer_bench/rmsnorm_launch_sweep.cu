@@ -1,329 +1,345 @@
-// Times the rmsnorm template's register-resident kernel under every launch
-// shape it can take, for the Qwen3 / LTX hidden sizes, so PlanLongRows is
-// chosen from measurements instead of guesses. Standalone (no torch): build
-// and run on a GPU machine with
+// Times the rmsnorm template's kernel under the launch shapes it can take, and
+// candidate mappings for 128-2048 rows of 2048-4096 elements (docs/rmsnorm.md,
+// "Small and mid shapes: what the peers do"), in the regimes our numbers come
+// from, so one GPU run picks the plan. Standalone (no torch), bf16:
 //   nvcc -O3 -std=c++17 -arch=sm_90a -I 'templates/rmsnorm/{{python_name}}_cuda' \
 //     tools/peer_bench/rmsnorm_launch_sweep.cu -o /tmp/sweep && /tmp/sweep [ROWSxHIDDEN]
-// Timing: per launch, a 256 MB memset first (L2 flushed and full of dirty
-// lines, as triton's do_bench leaves it), CUDA events around the kernel
-// alone, median of 40; and per-call time of 20 back-to-back launches replayed
-// from a CUDA graph (the launch-bound regime, no flush). bf16 x and weight.
+// Every configuration is checked against a float64 reference first (rows of
+// varied values), then timed with a plain launch and overlapped (programmatic
+// dependent launch, common/overlap.cuh, as the templates launch), median us:
+// "sync" (memset, launch, synchronize: the 2026-11-30 sweeps), "fill" and
+// "memset" (as kbuild bench: host kept ahead behind a spin, L2 flushed by a
+// kernel as the peer worker does or by a memset as the C++ harness does; "!":
+// the host fell behind, not trusted) and "graph" (per call, 20 launches in a
+// CUDA graph); rmsnorm_sweep_timing.cuh has the details. Last, per shape, the
+// template's plan (PlanRows) against the fastest "fill" time. The persistent
+// grid of earlier sweeps (5-11% slower from 2048 rows up, H200 2026-11-30) is
+// in git history and results/h200-2026-11-30/rmsnorm-launch-sweep.md.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
+#include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "common/overlap.cuh"
 #include "common/rms_norm_kernel.cuh"
+#include "rmsnorm_sweep_timing.cuh"
 
 namespace {
 
 using namespace kernels_common;
+using sweep::Check;
 using T = __nv_bfloat16;
-constexpr int V = 8;
+constexpr int V = 8;  // bf16 elements per 16-byte vector
 
-void Check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
-
-// A persistent variant, measured and not adopted (H200, 2026-11-30: 5-10%
-// slower than one block per row from 2048 rows up; see
-// results/h200-2026-11-30/rmsnorm-launch-sweep.md). A grid of the blocks the
-// GPU holds at once loops over the rows; each block loads its next row before
-// it reduces and stores the current one, and keeps the weights in registers.
-// Loads the vectors of one row that this thread owns (first, first + step,
-// ...).
-template <typename T, int V, int kVecs>
-__device__ __forceinline__ void LoadOwnedVectors(const T* row, int first, int step, int nv,
-                                                 Vec<T, V> (&r)[kVecs]) {
-#pragma unroll
-  for (int k = 0; k < kVecs; ++k) {
-    const int idx = first + k * step;
-    if (idx < nv) r[k].Load(row + static_cast<int64_t>(idx) * V);
-  }
-}
-
-template <typename T, typename W, int V, int kVecs>
-__global__ void __launch_bounds__(kMaxBlockThreads)
-    RmsNormPersistentKernel(T* __restrict__ y, const T* __restrict__ x, const W* __restrict__ w,
-                            int64_t rows, int nv, int64_t x_stride, int64_t y_stride,
-                            float inv_hidden, float eps) {
-  // BlockSum's scratch may be rewritten only after another barrier has
-  // passed; alternating two buffers lets the next row's BlockSum be that
-  // barrier.
-  __shared__ float scratch[2][kWarpSize];
-  const int first = static_cast<int>(threadIdx.x);
-  const int step = static_cast<int>(blockDim.x);
-
-  float wf[kVecs][V];
-#pragma unroll
-  for (int k = 0; k < kVecs; ++k) {
-    const int idx = first + k * step;
-    if (idx < nv) LoadWeights<W, V>(w, static_cast<int64_t>(idx) * V, wf[k]);
-  }
-
-  Vec<T, V> cur[kVecs] = {};
-  int64_t row = blockIdx.x;
-  if (row < rows) LoadOwnedVectors(x + row * x_stride, first, step, nv, cur);
-  for (int parity = 0; row < rows; row += gridDim.x, parity ^= 1) {
-    const int64_t next = row + gridDim.x;
-    Vec<T, V> nxt[kVecs] = {};
-    if (next < rows) LoadOwnedVectors(x + next * x_stride, first, step, nv, nxt);
-
-    const RowSlot s{row, first, step, true};
-    const float scale =
-        RmsScale(BlockSum(SumSquares(cur, s, nv), scratch[parity]), inv_hidden, eps);
-    T* y_row = y + row * y_stride;
-#pragma unroll
-    for (int k = 0; k < kVecs; ++k) {
-      const int idx = first + k * step;
-      if (idx < nv) {
-        Vec<T, V> out;
-#pragma unroll
-        for (int i = 0; i < V; ++i) out.Set(i, cur[k].Get(i) * scale * wf[k][i]);
-        out.Store(y_row + static_cast<int64_t>(idx) * V);
-      }
-    }
-#pragma unroll
-    for (int k = 0; k < kVecs; ++k) cur[k] = nxt[k];
-  }
-}
-
-// Blocks of `threads` threads of kKernel that one SM holds at once (registers
-// and shared memory permitting); cached per kernel and block size, since the
-// occupancy query costs microseconds and launches for small inputs do not.
-template <auto kKernel>
-int ResidentBlocksPerSm(int threads) {
-  static std::atomic<int> cache[kMaxBlockThreads / kWarpSize + 1] = {};
-  const int slot = threads / kWarpSize;
-  int blocks = cache[slot].load(std::memory_order_relaxed);
-  if (blocks == 0) {
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kKernel, threads, 0) !=
-            cudaSuccess ||
-        blocks <= 0) {
-      blocks = 1;
-    }
-    cache[slot].store(blocks, std::memory_order_relaxed);
-  }
-  return blocks;
-}
-
-struct Buffers {
+struct Tensors {
   T* x;
   T* y;
   T* w;
-  void* flush;
-  size_t flush_bytes = size_t{256} << 20;
 };
 
-using Launch = std::function<void(cudaStream_t)>;
-
-// Median microseconds of one launch after an L2 flush.
-double FlushedMedianUs(const Buffers& b, const Launch& launch, cudaStream_t stream) {
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  std::vector<float> ms;
-  for (int i = 0; i < 45; ++i) {
-    cudaMemsetAsync(b.flush, i & 0xff, b.flush_bytes, stream);
-    cudaEventRecord(start, stream);
-    launch(stream);
-    cudaEventRecord(stop, stream);
-    cudaEventSynchronize(stop);
-    float t = 0;
-    cudaEventElapsedTime(&t, start, stop);
-    if (i >= 5) ms.push_back(t);
-  }
-  Check(cudaGetLastError(), "launch");
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return ms[ms.size() / 2] * 1000.0;
+__device__ __forceinline__ uint32_t PackBf16x2(float lo, float hi) {
+  const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<const uint32_t*>(&h);
 }
 
-// Microseconds per call of 20 launches captured in one CUDA graph.
-double GraphUsPerCall(const Launch& launch, cudaStream_t stream) {
-  constexpr int kCalls = 20;
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  Check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "capture");
-  for (int i = 0; i < kCalls; ++i) launch(stream);
-  Check(cudaStreamEndCapture(stream, &graph), "end capture");
-  Check(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  std::vector<float> ms;
-  for (int i = 0; i < 25; ++i) {
-    cudaEventRecord(start, stream);
-    cudaGraphLaunch(exec, stream);
-    cudaEventRecord(stop, stream);
-    cudaEventSynchronize(stop);
-    float t = 0;
-    cudaEventElapsedTime(&t, start, stop);
-    if (i >= 5) ms.push_back(t);
-  }
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-  return ms[ms.size() / 2] * 1000.0 / kCalls;
+// One 16-byte store (STG.E.128) of 8 floats rounded to bf16. Written as a Vec,
+// nvcc 13.0 split this store into 2- and 4-byte pieces in the one-row-per-block
+// candidates (not in the template's kernel), which would skew the comparison.
+__device__ __forceinline__ void StoreVector(T* p, const float (&f)[V]) {
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(__cvta_generic_to_global(p)),
+               "r"(PackBf16x2(f[0], f[1])), "r"(PackBf16x2(f[2], f[3])),
+               "r"(PackBf16x2(f[4], f[5])), "r"(PackBf16x2(f[6], f[7]))
+               : "memory");
 }
 
-__global__ void EmptyKernel() {}
+// A candidate mapping: kLanes threads per row (32-512), kRows rows per block,
+// kVecs vectors per thread, the weight read with x (kWeightEarly, as Liger and
+// QuACK do) or after the reduction (as the template and torch.compile do).
+// kWaitPrevious: the griddepcontrol calls an overlapped launch needs; without
+// them (plain launches only) the sweep sees what the calls cost by themselves.
+// One vector per thread pays only while every thread is resident at once, so
+// those kernels are held to full occupancy (32 registers).
+template <int kLanes, int kVecs, int kRows, bool kWeightEarly, bool kWaitPrevious>
+__global__ void __launch_bounds__(kLanes* kRows, kVecs == 1 ? 2048 / (kLanes * kRows) : 1)
+    CandidateKernel(T* __restrict__ y, const T* __restrict__ x, const T* __restrict__ w,
+                    int64_t rows, int nv, float inv_hidden, float eps) {
+  constexpr int kWarpsPerRow = kLanes > kWarpSize ? kLanes / kWarpSize : 1;
+  __shared__ float partial[kRows][kWarpsPerRow];
+  const int slot = static_cast<int>(threadIdx.x) / kLanes;  // the block's row
+  const int lane = static_cast<int>(threadIdx.x) % kLanes;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kRows + slot;
+  const int limit = row < rows ? nv : 0;  // lanes of a missing row stay for the barrier
+  const int64_t row_offset = row * nv * V;
+  if constexpr (kWaitPrevious) {
+    WaitForPreviousKernel();
+    AllowNextKernelLaunch();
+  }
+  Vec<T, V> r[kVecs] = {};
+  Vec<T, V> wv[kWeightEarly ? kVecs : 1] = {};
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int idx = lane + k * kLanes;
+    if (idx < limit) {
+      r[k].Load(x + row_offset + static_cast<int64_t>(idx) * V);
+      if constexpr (kWeightEarly) wv[k].Load(w + static_cast<int64_t>(idx) * V);
+    }
+  }
+  float sum = 0.f;
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+#pragma unroll
+    for (int i = 0; i < V; ++i) sum += r[k].Get(i) * r[k].Get(i);
+  }
+  sum = GroupSum<(kLanes < kWarpSize ? kLanes : kWarpSize)>(sum);
+  if constexpr (kWarpsPerRow > 1) {
+    if (lane % kWarpSize == 0) partial[slot][lane / kWarpSize] = sum;
+    __syncthreads();
+    sum = 0.f;
+#pragma unroll
+    for (int i = 0; i < kWarpsPerRow; ++i) sum += partial[slot][i];
+  }
+  const float scale = RmsScale(sum, inv_hidden, eps);
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int idx = lane + k * kLanes;
+    if (idx < limit) {
+      Vec<T, V> wk;
+      if constexpr (kWeightEarly) {
+        wk = wv[k];
+      } else {
+        wk.Load(w + static_cast<int64_t>(idx) * V);
+      }
+      float out[V];
+#pragma unroll
+      for (int i = 0; i < V; ++i) out[i] = r[k].Get(i) * scale * wk.Get(i);
+      StoreVector(y + row_offset + static_cast<int64_t>(idx) * V, out);
+    }
+  }
+}
 
-// The empty kernel as an overlapped launch would run it (common/overlap.cuh).
-__global__ void EmptyOverlappedKernel() {
+// The empty kernel as the norms start: griddepcontrol, then nothing.
+__global__ void EmptyKernel() {
   WaitForPreviousKernel();
   AllowNextKernelLaunch();
 }
 
+// Values in [-2, 2) from an integer hash of the index: rows that differ, so
+// a mapping that mixes up rows or lanes fails the check.
+__global__ void FillPattern(T* p, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n;
+       i += size_t{gridDim.x} * blockDim.x) {
+    uint32_t h = static_cast<uint32_t>(i) * 2654435761u ^ seed;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    p[i] = __float2bfloat16((h & 0xffff) / 16384.f - 2.f);
+  }
+}
+
+// Rows 0, rows / 2 and rows - 1 of y against float64, with the harness's bf16
+// tolerance (atol 0.01, rtol 0.016); "" when they match.
+std::string ValueProblem(const Tensors& t, int64_t rows, int hidden) {
+  std::vector<T> w(hidden), x(hidden), y(hidden);
+  Check(cudaMemcpy(w.data(), t.w, hidden * sizeof(T), cudaMemcpyDeviceToHost), "copy w");
+  for (const int64_t row : {int64_t{0}, rows / 2, rows - 1}) {
+    const size_t offset = static_cast<size_t>(row) * hidden;
+    Check(cudaMemcpy(x.data(), t.x + offset, hidden * sizeof(T), cudaMemcpyDeviceToHost), "x");
+    Check(cudaMemcpy(y.data(), t.y + offset, hidden * sizeof(T), cudaMemcpyDeviceToHost), "y");
+    double sum = 0;
+    for (int i = 0; i < hidden; ++i) sum += double(__bfloat162float(x[i])) * __bfloat162float(x[i]);
+    const double scale = 1 / std::sqrt(sum / hidden + 1e-6);
+    for (int i = 0; i < hidden; ++i) {
+      const double want = __bfloat162float(x[i]) * scale * __bfloat162float(w[i]);
+      const double got = __bfloat162float(y[i]);
+      if (!(std::fabs(got - want) <= 0.01 + 0.016 * std::fabs(want))) {
+        return "row " + std::to_string(row) + " element " + std::to_string(i) + ": got " +
+               std::to_string(got) + ", want " + std::to_string(want);
+      }
+    }
+  }
+  return "";
+}
+
+// kernel<<<grid, block>>>(args...), overlapped if asked (common/overlap.cuh).
+template <typename... KernelArgs, typename... Args>
+cudaError_t LaunchAs(bool overlapped, void (*kernel)(KernelArgs...), unsigned grid, int block,
+                     cudaStream_t s, Args... args) {
+  if (overlapped) return LaunchOverlapped(kernel, dim3(grid), dim3(block), s, args...);
+  kernel<<<grid, block, 0, s>>>(args...);
+  return cudaGetLastError();
+}
+
 struct Config {
   std::string name;
-  // Launches the kernel for `rows` rows of nv vectors; returns false when the
-  // shape does not fit this configuration.
-  std::function<bool(const Buffers&, int64_t rows, int nv, cudaStream_t)> run;
+  bool plain_only;  // no griddepcontrol calls: an overlapped launch would be unsafe
+  // Launches for `rows` rows of nv vectors; false when the shape does not fit.
+  std::function<bool(const Tensors&, int64_t rows, int nv, bool overlapped, cudaStream_t)> run;
 };
 
-// One block per row, threads = nv / kVecs.
+// The template's kernel (common/rms_norm_kernel.cuh) with kGroup lanes per row
+// (0: a block per row), `threads` per block, as PlanRows would launch it.
+template <int kVecs, int kGroup>
+bool RunTemplate(const Tensors& t, int64_t rows, int nv, int threads, bool overlapped,
+                 cudaStream_t s) {
+  const int64_t rows_per_block = kGroup == kWholeBlock ? 1 : threads / kGroup;
+  const auto grid = static_cast<unsigned>(CeilDiv(rows, rows_per_block));
+  return LaunchAs(overlapped, RmsNormRegisterKernel<T, T, V, kVecs, kGroup>, grid, threads, s, t.y,
+                  t.x, t.w, rows, nv, int64_t{nv} * V, int64_t{nv} * V, 1.f / (nv * V),
+                  1e-6f) == cudaSuccess;
+}
+
+// Template kernel, a block per row of nv / kVecs threads (PlanRows' block paths).
 template <int kVecs>
 Config BlockPerRow() {
-  return {
-      "block/row vecs=" + std::to_string(kVecs),
-      [](const Buffers& b, int64_t rows, int nv, cudaStream_t s) {
-        const int threads = RoundUpToWarp(nv / kVecs);
-        if (nv % kVecs != 0 || threads < 32 || threads > 512) return false;
-        RmsNormRegisterKernel<T, T, V, kVecs, 0><<<static_cast<unsigned>(rows), threads, 0, s>>>(
-            b.y, b.x, b.w, rows, nv, int64_t{nv} * V, int64_t{nv} * V, 1.f / (nv * V), 1e-6f);
-        return true;
-      }};
-}
-
-// The template's launch (block per row, 2 vectors per thread at hidden 2048 /
-// 4096) through LaunchOverlapped: programmatic dependent launch on sm_90+.
-Config BlockPerRowOverlapped() {
-  return {"block/row vecs=2 overlapped",
-          [](const Buffers& b, int64_t rows, int nv, cudaStream_t s) {
-            const int threads = RoundUpToWarp(nv / 2);
-            if (nv % 2 != 0 || threads < 32 || threads > 512) return false;
-            return LaunchOverlapped(RmsNormRegisterKernel<T, T, V, 2, 0>,
-                                    dim3(static_cast<unsigned>(rows)), dim3(threads), s, b.y, b.x,
-                                    b.w, rows, nv, int64_t{nv} * V, int64_t{nv} * V, 1.f / (nv * V),
-                                    1e-6f) == cudaSuccess;
-          }};
-}
-
-// A warp per row, kVecs vectors per lane, kWarps warps per block.
-template <int kVecs, int kWarps>
-Config WarpPerRow() {
-  return {"warp/row vecs=" + std::to_string(kVecs) + " warps=" + std::to_string(kWarps),
-          [](const Buffers& b, int64_t rows, int nv, cudaStream_t s) {
-            if (nv > 32 * kVecs || nv <= 32 * (kVecs - 4)) return false;
-            const auto blocks = static_cast<unsigned>(CeilDiv(rows, kWarps));
-            RmsNormRegisterKernel<T, T, V, kVecs, 32><<<blocks, kWarps * 32, 0, s>>>(
-                b.y, b.x, b.w, rows, nv, int64_t{nv} * V, int64_t{nv} * V, 1.f / (nv * V), 1e-6f);
-            return true;
-          }};
-}
-
-// A persistent grid (all resident blocks) looping over rows, next row
-// prefetched; threads = nv / kVecs.
-template <int kVecs>
-Config Persistent() {
-  return {"persistent vecs=" + std::to_string(kVecs),
-          [](const Buffers& b, int64_t rows, int nv, cudaStream_t s) {
+  return {"template block/row vecs=" + std::to_string(kVecs), false,
+          [](const Tensors& t, int64_t rows, int nv, bool overlapped, cudaStream_t s) {
             const int threads = RoundUpToWarp(nv / kVecs);
-            if (nv % kVecs != 0 || threads < 32 || threads > 512) return false;
-            constexpr auto kernel = RmsNormPersistentKernel<T, T, V, kVecs>;
-            const int64_t resident =
-                int64_t{CachedSmCount()} * ResidentBlocksPerSm<kernel>(threads);
-            const auto blocks = static_cast<unsigned>(rows < resident ? rows : resident);
-            kernel<<<blocks, threads, 0, s>>>(b.y, b.x, b.w, rows, nv, int64_t{nv} * V,
-                                              int64_t{nv} * V, 1.f / (nv * V), 1e-6f);
-            return true;
+            if (nv % kVecs != 0 || threads < 32 || threads > kMaxBlockThreads) return false;
+            return RunTemplate<kVecs, kWholeBlock>(t, rows, nv, threads, overlapped, s);
           }};
 }
+
+// A CandidateKernel mapping; runs only where a row is exactly kLanes x kVecs vectors.
+template <int kLanes, int kVecs, int kRows, bool kWeightEarly, bool kWaitPrevious = true>
+Config Candidate() {
+  const std::string name = "lanes=" + std::to_string(kLanes) + " vecs=" + std::to_string(kVecs) +
+                           " rows=" + std::to_string(kRows) + (kWeightEarly ? " w-early" : "") +
+                           (kWaitPrevious ? "" : " no-griddep");
+  return {name, !kWaitPrevious,
+          [](const Tensors& t, int64_t rows, int nv, bool overlapped, cudaStream_t s) {
+            if (nv != kLanes * kVecs) return false;
+            const auto grid = static_cast<unsigned>(CeilDiv(rows, kRows));
+            return LaunchAs(overlapped,
+                            CandidateKernel<kLanes, kVecs, kRows, kWeightEarly, kWaitPrevious>,
+                            grid, kLanes * kRows, s, t.y, t.x, t.w, rows, nv, 1.f / (nv * V),
+                            1e-6f) == cudaSuccess;
+          }};
+}
+
+std::vector<Config> AllConfigs() {
+  return {
+      // The template's own kernel on its paths.
+      BlockPerRow<1>(), BlockPerRow<2>(), BlockPerRow<4>(), BlockPerRow<8>(),
+      // Hidden 4096 (512 vectors): one vector per thread without griddepcontrol
+      // and with the weight early; Liger's 256 x 2 with the weight early;
+      // 128 x 4; QuACK's 64 x 8, 2 rows per 128 threads; a warp per row (the
+      // template's kernel spills there: its 512-thread bound allows 128 registers).
+      Candidate<512, 1, 1, false, false>(), Candidate<512, 1, 1, true>(),
+      Candidate<256, 2, 1, true>(), Candidate<128, 4, 1, false>(), Candidate<128, 4, 2, false>(),
+      Candidate<128, 4, 4, false>(), Candidate<64, 8, 2, true>(), Candidate<64, 8, 2, false>(),
+      Candidate<64, 8, 4, false>(), Candidate<32, 16, 2, false>(), Candidate<32, 16, 4, false>(),
+      // Hidden 2048 (256 vectors): torch.compile's 2 rows per 512 threads;
+      // 128 x 2; 64 x 4; QuACK's warp per row x 8, 4 rows per 128 threads.
+      Candidate<256, 1, 1, false, false>(), Candidate<256, 1, 2, false>(),
+      Candidate<128, 2, 1, false>(), Candidate<128, 2, 2, false>(), Candidate<64, 4, 2, false>(),
+      Candidate<64, 4, 4, false>(), Candidate<32, 8, 4, true>(), Candidate<32, 8, 4, false>()};
+}
+
+struct Best {
+  std::string name;
+  double us = 1e30;
+};
 
 }  // namespace
 
-// Usage: sweep [ROWSxHIDDEN]: all shapes, or one (then without the graph
-// timing, for profiling the flushed launches under ncu).
+// Usage: sweep [ROWSxHIDDEN]: all shapes, or one for profiling under ncu
+// (then only the "sync" timing: the other columns launch 7x as often).
 int main(int argc, char** argv) {
+  using namespace sweep;
   const std::string only = argc > 1 ? argv[1] : "";
+  const bool profiling = !only.empty();
   const std::vector<std::pair<int64_t, int>> shapes = {
       {1, 4096},    {128, 4096},  {512, 4096},   {1024, 4096}, {2048, 4096},
       {4096, 4096}, {8192, 4096}, {32768, 4096}, {1024, 2048}, {2048, 2048},
       {4096, 2048}, {8192, 2048}, {8192, 3072},  {16384, 3072}};
-  // Warp-per-row with 16 vectors per lane (hidden 4096) spills: ptxas runs out
-  // of registers, so it is not listed.
-  const std::vector<Config> configs = {
-      BlockPerRow<1>(), BlockPerRow<2>(),   BlockPerRowOverlapped(), BlockPerRow<4>(),
-      BlockPerRow<8>(), WarpPerRow<8, 4>(), WarpPerRow<8, 8>(),      WarpPerRow<12, 4>(),
-      Persistent<1>(),  Persistent<2>(),    Persistent<4>()};
+  const std::vector<Config> configs = AllConfigs();
 
-  Buffers b;
+  Tensors t;
   const size_t max_elems = size_t{32768} * 4096;
-  Check(cudaMalloc(&b.x, max_elems * sizeof(T)), "malloc x");
-  Check(cudaMalloc(&b.y, max_elems * sizeof(T)), "malloc y");
-  Check(cudaMalloc(&b.w, 8192 * sizeof(T)), "malloc w");
-  Check(cudaMalloc(&b.flush, b.flush_bytes), "malloc flush");
-  // x = 0x3f80 pattern (1.0 in bf16) plus noise is irrelevant for timing;
-  // any finite values do.
-  cudaMemset(b.x, 0x3c, max_elems * sizeof(T));
-  cudaMemset(b.w, 0x3c, 8192 * sizeof(T));
+  Check(cudaMalloc(&t.x, max_elems * sizeof(T)), "malloc x");
+  Check(cudaMalloc(&t.y, max_elems * sizeof(T)), "malloc y");
+  Check(cudaMalloc(&t.w, 8192 * sizeof(T)), "malloc w");
+  FillPattern<<<1024, 256>>>(t.x, max_elems, 1);
+  FillPattern<<<8, 256>>>(t.w, 8192, 2);
+  Check(cudaDeviceSynchronize(), "fill inputs");
+  const FlushBuffers flush = AllocateFlushBuffers();
   cudaStream_t stream;
-  cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-
-  // Copy bandwidth (read + write) for the floor column.
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
-  const size_t copy_bytes = max_elems * sizeof(T);
-  cudaMemcpyAsync(b.y, b.x, copy_bytes, cudaMemcpyDeviceToDevice, stream);
-  cudaEventRecord(e0, stream);
-  for (int i = 0; i < 10; ++i)
-    cudaMemcpyAsync(b.y, b.x, copy_bytes, cudaMemcpyDeviceToDevice, stream);
-  cudaEventRecord(e1, stream);
-  cudaEventSynchronize(e1);
-  float copy_ms = 0;
-  cudaEventElapsedTime(&copy_ms, e0, e1);
-  const double copy_gbs = 2.0 * copy_bytes * 10 / (copy_ms * 1e6);
+  Check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
 
   const Launch empty = [](cudaStream_t s) { EmptyKernel<<<1, 32, 0, s>>>(); };
   const Launch empty_overlapped = [](cudaStream_t s) {
-    Check(LaunchOverlapped(EmptyOverlappedKernel, dim3(1), dim3(32), s), "overlapped launch");
+    Check(LaunchOverlapped(EmptyKernel, dim3(1), dim3(32), s), "overlapped launch");
   };
-  std::printf(
-      "copy bandwidth %.0f GB/s; empty kernel: flushed %.2f us, graph %.2f us/call; "
-      "overlapped empty kernel: flushed %.2f us, graph %.2f us/call\n",
-      copy_gbs, FlushedMedianUs(b, empty, stream), GraphUsPerCall(empty, stream),
-      FlushedMedianUs(b, empty_overlapped, stream), GraphUsPerCall(empty_overlapped, stream));
-  std::printf("| rows x hidden | config | flushed us | %% of copy | graph us/call |\n");
-  std::printf("|---|---|---|---|---|\n");
-  for (const auto& shape : shapes) {
-    const int64_t rows = shape.first;
-    const int hidden = shape.second;
-    if (!only.empty() && only != std::to_string(rows) + "x" + std::to_string(hidden)) continue;
-    const int nv = hidden / V;
-    const double bytes = 2.0 * rows * hidden * sizeof(T) + hidden * sizeof(T);
-    for (const Config& c : configs) {
-      const Launch launch = [&](cudaStream_t s) { c.run(b, rows, nv, s); };
-      if (!c.run(b, rows, nv, stream)) continue;
-      Check(cudaStreamSynchronize(stream), c.name.c_str());
-      const double us = FlushedMedianUs(b, launch, stream);
-      const double graph = rows <= 2048 && only.empty() ? GraphUsPerCall(launch, stream) : 0.0;
-      std::printf("| %ldx%d | %s | %.2f | %.1f%% | %.2f |\n", static_cast<long>(rows), hidden,
-                  c.name.c_str(), us, 100.0 * bytes / (us * 1e3) / copy_gbs, graph);
-    }
+  if (!profiling) {
+    std::printf(
+        "empty kernel, plain / overlapped: sync %.2f / %.2f us, fill %.2f / %.2f us, "
+        "graph %.2f / %.2f us per call\n",
+        SyncFlushedUs(flush, empty, stream), SyncFlushedUs(flush, empty_overlapped, stream),
+        QueuedUs(flush, Flush::kFill, empty, stream).us,
+        QueuedUs(flush, Flush::kFill, empty_overlapped, stream).us, GraphUsPerCall(empty, stream),
+        GraphUsPerCall(empty_overlapped, stream));
   }
+  std::printf(
+      "| rows x hidden | config | launch | sync us | fill us | memset us | graph us/call |\n");
+  std::printf("|---|---|---|---|---|---|---|\n");
+  std::vector<std::string> summary;
+  for (const auto& shape_size : shapes) {
+    const int64_t rows = shape_size.first;
+    const int hidden = shape_size.second;
+    const std::string shape = std::to_string(rows) + "x" + std::to_string(hidden);
+    if (!only.empty() && only != shape) continue;
+    const int nv = hidden / V;
+    // Every shape here has nv >= 256: PlanRows gives a block-per-row path.
+    const RowPlan plan = PlanRows(rows, nv, CachedSmCount(), CachedThreadsPerSm());
+    const std::string planned =
+        "template block/row vecs=" + std::to_string(ShapeOf(plan.path).vecs);
+    double planned_us = 0;
+    Best best;
+    for (const Config& c : configs) {
+      for (const bool overlapped : {false, true}) {
+        if (overlapped && c.plain_only) continue;
+        const size_t y_bytes = static_cast<size_t>(rows) * hidden * sizeof(T);
+        Check(cudaMemsetAsync(t.y, 0xff, y_bytes, stream), "poison y");  // NaN in bf16
+        if (!c.run(t, rows, nv, overlapped, stream)) break;
+        Check(cudaStreamSynchronize(stream), c.name.c_str());
+        const char* how = overlapped ? "overlapped" : "plain";
+        const std::string problem = ValueProblem(t, rows, hidden);
+        if (!problem.empty()) {
+          std::printf("| %s | %s | %s | wrong: %s | | | |\n", shape.c_str(), c.name.c_str(), how,
+                      problem.c_str());
+          continue;
+        }
+        const Launch launch = [&](cudaStream_t s) { c.run(t, rows, nv, overlapped, s); };
+        const double sync = SyncFlushedUs(flush, launch, stream);
+        const Queued none{0, false};
+        const Queued fill = profiling ? none : QueuedUs(flush, Flush::kFill, launch, stream);
+        const Queued memset = profiling ? none : QueuedUs(flush, Flush::kMemset, launch, stream);
+        const double graph = rows <= 2048 && !profiling ? GraphUsPerCall(launch, stream) : 0.0;
+        std::printf("| %s | %s | %s | %.2f | %.2f%s | %.2f%s | %.2f |\n", shape.c_str(),
+                    c.name.c_str(), how, sync, fill.us, fill.host_behind ? "!" : "", memset.us,
+                    memset.host_behind ? "!" : "", graph);
+        if (c.name == planned && overlapped) planned_us = fill.us;
+        if (!profiling && !fill.host_behind && fill.us < best.us) {
+          best = {c.name + ", " + how, fill.us};
+        }
+      }
+    }
+    char line[512];
+    std::snprintf(line, sizeof line, "| %s | %s, overlapped | %.2f | %s | %.2f | %.2fx |",
+                  shape.c_str(), planned.c_str(), planned_us, best.name.c_str(), best.us,
+                  planned_us / best.us);
+    summary.push_back(line);
+  }
+  if (profiling) return 0;
+  std::printf(
+      "\nThe template's plan against the fastest configuration, \"fill\" column (as "
+      "kbuild bench flushes for its peer comparison):\n");
+  std::printf("| rows x hidden | template plan | us | fastest | us | plan / fastest |\n");
+  std::printf("|---|---|---|---|---|---|\n");
+  for (const std::string& line : summary) std::printf("%s\n", line.c_str());
   return 0;
 }
