@@ -46,6 +46,11 @@ __device__ __forceinline__ uint32_t PackBf16x2(float lo, float hi) {
   return *reinterpret_cast<const uint32_t*>(&h);
 }
 
+// One 16-byte load (LDG.E.128): the sweep's rows and weight are aligned.
+__device__ __forceinline__ Vec<T, V> LoadVector(const T* p) {
+  return *reinterpret_cast<const Vec<T, V>*>(p);
+}
+
 // One 16-byte store (STG.E.128) of 8 floats rounded to bf16. Written as a Vec,
 // nvcc 13.0 split this store into 2- and 4-byte pieces in the one-row-per-block
 // candidates (not in the template's kernel), which would skew the comparison.
@@ -84,8 +89,8 @@ __global__ void __launch_bounds__(kLanes* kRows, kVecs == 1 ? 2048 / (kLanes * k
   for (int k = 0; k < kVecs; ++k) {
     const int idx = lane + k * kLanes;
     if (idx < limit) {
-      r[k].Load(x + row_offset + static_cast<int64_t>(idx) * V);
-      if constexpr (kWeightEarly) wv[k].Load(w + static_cast<int64_t>(idx) * V);
+      r[k] = LoadVector(x + row_offset + static_cast<int64_t>(idx) * V);
+      if constexpr (kWeightEarly) wv[k] = LoadVector(w + static_cast<int64_t>(idx) * V);
     }
   }
   float sum = 0.f;
@@ -107,12 +112,7 @@ __global__ void __launch_bounds__(kLanes* kRows, kVecs == 1 ? 2048 / (kLanes * k
   for (int k = 0; k < kVecs; ++k) {
     const int idx = lane + k * kLanes;
     if (idx < limit) {
-      Vec<T, V> wk;
-      if constexpr (kWeightEarly) {
-        wk = wv[k];
-      } else {
-        wk.Load(w + static_cast<int64_t>(idx) * V);
-      }
+      const Vec<T, V> wk = kWeightEarly ? wv[k] : LoadVector(w + static_cast<int64_t>(idx) * V);
       float out[V];
 #pragma unroll
       for (int i = 0; i < V; ++i) out[i] = r[k].Get(i) * scale * wk.Get(i);
