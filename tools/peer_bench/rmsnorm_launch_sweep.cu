@@ -180,16 +180,15 @@ struct Config {
   std::function<bool(const Tensors&, int64_t rows, int nv, bool overlapped, cudaStream_t)> run;
 };
 
-// The template's kernel (common/rms_norm_kernel.cuh) with kGroup lanes per row
-// (0: a block per row), `threads` per block, as PlanRows would launch it.
-template <int kVecs, int kGroup>
+// The template's kernel (common/rms_norm_kernel.cuh) on a block-per-row path:
+// a block of `threads` per row, kVecs vectors per thread. The one call to
+// follow when the kernel's parameters change.
+template <int kVecs>
 bool RunTemplate(const Tensors& t, int64_t rows, int nv, int threads, bool overlapped,
                  cudaStream_t s) {
-  const int64_t rows_per_block = kGroup == kWholeBlock ? 1 : threads / kGroup;
-  const auto grid = static_cast<unsigned>(CeilDiv(rows, rows_per_block));
-  return LaunchAs(overlapped, RmsNormRegisterKernel<T, T, V, kVecs, kGroup>, grid, threads, s, t.y,
-                  t.x, t.w, rows, nv, int64_t{nv} * V, int64_t{nv} * V, 1.f / (nv * V),
-                  1e-6f) == cudaSuccess;
+  return LaunchAs(overlapped, RmsNormRegisterKernel<T, T, V, kVecs, kWholeBlock>,
+                  static_cast<unsigned>(rows), threads, s, t.y, t.x, t.w, rows, nv, int64_t{nv} * V,
+                  int64_t{nv} * V, 1.f / (nv * V), 1e-6f) == cudaSuccess;
 }
 
 // Template kernel, a block per row of nv / kVecs threads (PlanRows' block paths).
@@ -199,7 +198,7 @@ Config BlockPerRow() {
           [](const Tensors& t, int64_t rows, int nv, bool overlapped, cudaStream_t s) {
             const int threads = RoundUpToWarp(nv / kVecs);
             if (nv % kVecs != 0 || threads < 32 || threads > kMaxBlockThreads) return false;
-            return RunTemplate<kVecs, kWholeBlock>(t, rows, nv, threads, overlapped, s);
+            return RunTemplate<kVecs>(t, rows, nv, threads, overlapped, s);
           }};
 }
 
