@@ -12,7 +12,11 @@
 // residual, weight and both row strides are aligned: 4-32 lanes per row with
 // one vector each up to nv = 32 (hidden 256 bf16), a warp per row up to 128,
 // a block per row with 1, 2 or 8 vectors per thread up to 4096, then two
-// passes (the new residual re-read from L2). The sum stays in registers
+// passes (the new residual re-read from L2). Rows that start off a 16-byte
+// boundary (odd hidden, views one element in) and would fall below 8-byte
+// vectors are split (common/row_span.h): scalar head and tail, a body of
+// 16-byte vectors, when x and residual split alike; else narrower vectors.
+// The sum stays in registers
 // between the two halves, so each tensor is read once from DRAM. fp32
 // accumulation; at most one __syncthreads per row. Launched overlapped
 // (common/overlap.cuh): each kernel waits for the previous one before it
@@ -24,86 +28,120 @@
 //   Short rows (H200, 2026-12-01, CUDA events, L2 flushed, median of 60): bf16 [27030*24, 128]
 //   163.3 us (95%; 244.0 us with a warp per row before), [8192*16, 64] 21.7 us (72%; 50.7 us);
 //   torch.compile of add + F.rms_norm 160.8 / 21.6 us, Liger's fused op 397.1 / 84.1 us.
+//   Odd rows before the split (H200, 2026-12-01, kbuild bench): 4096x2047 bf16 47.42 us (33.9%;
+//   2-byte accesses), Liger 28.93 us, torch.compile 30.77 us. With the split: not measured yet.
 
 #include "common/launch.cuh"
 #include "common/overlap.cuh"
 #include "common/rms_row.cuh"
+#include "common/row_span.cuh"
 #include "fused_add_rms_norm.h"
 
 namespace {
 
 using namespace kernels_common;
 
-// r = round_to_T(x + residual) for one vector; stores it to the residual.
+// r = round_to_T(x + residual) for one vector (or one element: V = 1);
+// stores it to the residual.
 template <typename T, int V>
-__device__ __forceinline__ Vec<T, V> AddIntoResidual(const T* x, T* residual) {
-  Vec<T, V> xv, sum;
-  xv.Load(x);
-  sum.Load(residual);
+__device__ __forceinline__ Vec<T, V> AddIntoResidual(const Vec<T, V>& x,
+                                                     Vec<T, V>& residual) {
+  const Vec<T, V> xv = x;
+  Vec<T, V> sum = residual;
 #pragma unroll
   for (int i = 0; i < V; ++i) sum.Set(i, xv.Get(i) + sum.Get(i));
-  sum.Store(residual);
+  residual = sum;
   return sum;
 }
 
+// The same for element i of a row.
+template <typename T>
+__device__ __forceinline__ float AddIntoResidualAt(const T* x_row, T* r_row,
+                                                   int i) {
+  return AddIntoResidual(reinterpret_cast<const Vec<T, 1>*>(x_row)[i],
+                         reinterpret_cast<Vec<T, 1>*>(r_row)[i])
+      .Get(0);
+}
+
 // x and residual may be the same tensor's memory; no __restrict__ on them.
-template <typename T, typename W, int V, int kVecs, int kGroup>
+template <typename T, typename W, int V, int kVecs, int kGroup, bool kSplit>
 __global__ void __launch_bounds__(kMaxBlockThreads)
     FusedAddRmsNormRegisterKernel(T* x, T* residual, const W* __restrict__ w,
-                                  int64_t rows, int nv, int64_t x_stride,
-                                  int64_t r_stride, float inv_hidden,
-                                  float eps) {
+                                  int64_t rows, int hidden, int first_phase,
+                                  int64_t x_stride, int64_t r_stride,
+                                  float inv_hidden, float eps) {
+  constexpr int kEdgeSlots = kEdgeSlotsPerThread<V, kGroup, kSplit>;
   __shared__ float scratch[kWarpSize];
   const RowSlot s = CurrentRowSlot<kGroup>(rows);
-  const int limit = s.valid ? nv : 0;
   T* x_row = x + s.row * x_stride;
   T* r_row = residual + s.row * r_stride;
+  const RowSpan span =
+      s.valid ? SpanOf<V, kSplit>(first_phase, s.row, x_stride, hidden)
+              : RowSpan{};
   WaitForPreviousKernel();  // common/overlap.cuh: before any memory access
   AllowNextKernelLaunch();
 
   Vec<T, V> r[kVecs] = {};  // zero-init: lets ptxas keep all in registers
 #pragma unroll
   for (int k = 0; k < kVecs; ++k) {
-    const int64_t offset = static_cast<int64_t>(s.first + k * s.step) * V;
-    if (s.first + k * s.step < limit) {
-      r[k] = AddIntoResidual<T, V>(x_row + offset, r_row + offset);
+    const int idx = s.first + k * s.step;
+    if (idx < span.body) {
+      r[k] = AddIntoResidual(*BodyVector<V, kSplit>(x_row, span, idx),
+                             *BodyVector<V, kSplit>(r_row, span, idx));
     }
   }
-  const float total = RowSum<kGroup>(SumSquares(r, s, limit), scratch);
-  StoreNormalized(x_row, r, w, RmsScale(total, inv_hidden, eps), s, limit);
+  EdgeValues<kEdgeSlots> edges;
+  ForEachEdge<V, kEdgeSlots>(span, s.first, s.step, [&](int m, int i) {
+    edges.v[m] = AddIntoResidualAt(x_row, r_row, i);
+  });
+  const float total =
+      RowSum<kGroup>(edges.AddSquares(SumSquares(r, s, span)), scratch);
+  const float scale = RmsScale(total, inv_hidden, eps);
+  StoreNormalized<kSplit>(x_row, r, w, scale, s, span);
+  StoreNormalizedEdges<V>(x_row, edges, w, scale, span, s.first, s.step);
 }
 
 // Rows too long for registers: pass 1 adds and stores the residual while
 // summing squares, pass 2 re-reads the residual (this thread wrote it; an L2
-// hit) and writes x.
-template <typename T, typename W, int V>
+// hit) and writes x. A split row's edge elements (row_span.cuh) stay in
+// registers between the passes.
+template <typename T, typename W, int V, bool kSplit>
 __global__ void __launch_bounds__(kLoopBlockThreads)
     FusedAddRmsNormLoopKernel(T* x, T* residual, const W* __restrict__ w,
-                              int nv, int64_t x_stride, int64_t r_stride,
-                              float inv_hidden, float eps) {
+                              int hidden, int first_phase, int64_t x_stride,
+                              int64_t r_stride, float inv_hidden, float eps) {
+  constexpr int kEdgeSlots = kEdgeSlotsPerThread<V, kWholeBlock, kSplit>;
   __shared__ float scratch[kWarpSize];
   T* x_row = x + blockIdx.x * x_stride;
   T* r_row = residual + blockIdx.x * r_stride;
+  const RowSpan span =
+      SpanOf<V, kSplit>(first_phase, blockIdx.x, x_stride, hidden);
+  const int lane = threadIdx.x;
+  const int lanes = blockDim.x;
   WaitForPreviousKernel();
   AllowNextKernelLaunch();
-  float sum = 0.f;
-  for (int idx = threadIdx.x; idx < nv; idx += blockDim.x) {
-    const int64_t offset = static_cast<int64_t>(idx) * V;
-    const Vec<T, V> v = AddIntoResidual<T, V>(x_row + offset, r_row + offset);
+  EdgeValues<kEdgeSlots> edges;
+  ForEachEdge<V, kEdgeSlots>(span, lane, lanes, [&](int m, int i) {
+    edges.v[m] = AddIntoResidualAt(x_row, r_row, i);
+  });
+  float sum = edges.AddSquares(0.f);
+  for (int idx = lane; idx < span.body; idx += lanes) {
+    const Vec<T, V> v = AddIntoResidual(*BodyVector<V, kSplit>(x_row, span, idx),
+                                        *BodyVector<V, kSplit>(r_row, span, idx));
 #pragma unroll
     for (int i = 0; i < V; ++i) sum += v.Get(i) * v.Get(i);
   }
   const float scale = RmsScale(BlockSum(sum, scratch), inv_hidden, eps);
-  for (int idx = threadIdx.x; idx < nv; idx += blockDim.x) {
-    const int64_t offset = static_cast<int64_t>(idx) * V;
-    Vec<T, V> v;
-    v.Load(r_row + offset);
+  for (int idx = lane; idx < span.body; idx += lanes) {
+    Vec<T, V> v = *BodyVector<V, kSplit>(r_row, span, idx);
     float wf[V];
-    LoadWeights<W, V>(w, offset, wf);
+    LoadWeights<W, V, !kSplit>(w, span.head + static_cast<int64_t>(idx) * V,
+                               wf);
 #pragma unroll
     for (int i = 0; i < V; ++i) v.Set(i, v.Get(i) * scale * wf[i]);
-    v.Store(x_row + offset);
+    *BodyVector<V, kSplit>(x_row, span, idx) = v;
   }
+  StoreNormalizedEdges<V>(x_row, edges, w, scale, span, lane, lanes);
 }
 
 }  // namespace
@@ -123,14 +161,17 @@ cudaError_t LaunchFusedAddRmsNorm(void* x, void* residual, const void* weight,
   const VectorAccess w_access{weight, 0, DTypeSize(weight_dtype)};
   NormLaunch l;
   const cudaError_t planned =
-      PlanNormLaunch(rows, hidden, elem, {x_access, r_access, w_access}, &l);
+      PlanNormLaunch(rows, hidden, elem, {x_access, r_access}, w_access, &l);
   if (planned != cudaSuccess) return planned;
+  const int row_elems = static_cast<int>(hidden);  // <= 2^30: checked above
 
   return DispatchNorm(
-      x_dtype, weight_dtype, l.width, [&](auto xt, auto wt, auto vc) {
+      x_dtype, weight_dtype, l.access,
+      [&](auto xt, auto wt, auto vc, auto split) {
         using T = typename decltype(xt)::type;
         using W = typename decltype(wt)::type;
         constexpr int V = decltype(vc)::value;
+        constexpr bool kSplit = decltype(split)::value;
         auto* xp = static_cast<T*>(x);
         auto* rp = static_cast<T*>(residual);
         const auto* wp = static_cast<const W*>(weight);
@@ -140,15 +181,17 @@ cudaError_t LaunchFusedAddRmsNorm(void* x, void* residual, const void* weight,
             [&](auto vecs, auto group) {
               return LaunchOverlapped(
                   FusedAddRmsNormRegisterKernel<T, W, V, decltype(vecs)::value,
-                                                decltype(group)::value>,
-                  grid, dim3(l.plan.threads), stream, xp, rp, wp, rows, l.nv,
-                  x_row_stride, residual_row_stride, l.inv_hidden, eps);
+                                                decltype(group)::value, kSplit>,
+                  grid, dim3(l.plan.threads), stream, xp, rp, wp, rows,
+                  row_elems, l.access.first_phase, x_row_stride,
+                  residual_row_stride, l.inv_hidden, eps);
             },
             [&] {
-              return LaunchOverlapped(FusedAddRmsNormLoopKernel<T, W, V>, grid,
-                                      dim3(l.plan.threads), stream, xp, rp, wp,
-                                      l.nv, x_row_stride, residual_row_stride,
-                                      l.inv_hidden, eps);
+              return LaunchOverlapped(
+                  FusedAddRmsNormLoopKernel<T, W, V, kSplit>, grid,
+                  dim3(l.plan.threads), stream, xp, rp, wp, row_elems,
+                  l.access.first_phase, x_row_stride, residual_row_stride,
+                  l.inv_hidden, eps);
             });
       });
 }

@@ -13,9 +13,12 @@
 // head_dim 64 / 128 / 256 in bf16 -> G = 8 / 16 / 32 (fp32: 16 / 32 / 32
 // with 2 vectors). Groups never span warps, the sum is a G-lane butterfly
 // (no shared memory, no barrier), and a 256-thread block holds 256 / G rows
-// (fewer warps per block when rows are few, so every SM works). Misaligned
-// views take narrower vectors: up to 128 per row a warp per row, beyond that
-// a block per row. Launched overlapped (common/overlap.cuh), as rms_norm.
+// (fewer warps per block when rows are few, so every SM works). Odd
+// head_dims are split into a scalar head and tail around 16-byte vectors
+// (common/row_span.h), as in rms_norm; views that start off a boundary
+// where the output does not take narrower vectors: up to 128 per row a warp
+// per row, beyond that a block per row. Launched overlapped
+// (common/overlap.cuh), as rms_norm.
 //
 // measured (H200, 2026-11-30, torch 2.11.0+cu130, CUDA 13.0; do_bench median, L2 flushed):
 //   bf16 [27030*24, 128] 84.9 us = 3911 GB/s (92% of the 4250 GB/s copy), 4.7x F.rms_norm;
@@ -51,11 +54,12 @@ cudaError_t LaunchHeadRmsNorm(void* y, const void* x, const void* weight,
   const VectorAccess w_access{weight, 0, DTypeSize(weight_dtype)};
   NormLaunch l;
   const cudaError_t planned =
-      PlanNormLaunch(rows, head_dim, elem, {x_access, y_access, w_access}, &l);
+      PlanNormLaunch(rows, head_dim, elem, {x_access, y_access}, w_access, &l);
   if (planned != cudaSuccess) return planned;
 
   return DispatchNorm(
-      x_dtype, weight_dtype, l.width, [&](auto xt, auto wt, auto vc) {
+      x_dtype, weight_dtype, l.access,
+      [&](auto xt, auto wt, auto vc, auto split) {
         using T = typename decltype(xt)::type;
         using W = typename decltype(wt)::type;
         constexpr int V = decltype(vc)::value;
@@ -64,11 +68,13 @@ cudaError_t LaunchHeadRmsNorm(void* y, const void* x, const void* weight,
             [&](auto vecs, auto group) {
               return LaunchOverlapped(
                   RmsNormRegisterKernel<T, W, V, decltype(vecs)::value,
-                                        decltype(group)::value>,
+                                        decltype(group)::value,
+                                        decltype(split)::value>,
                   dim3(static_cast<unsigned>(l.plan.blocks)),
                   dim3(l.plan.threads), stream, static_cast<T*>(y),
                   static_cast<const T*>(x), static_cast<const W*>(weight),
-                  rows, l.nv, x_row_stride, y_row_stride, l.inv_hidden, eps);
+                  rows, static_cast<int>(head_dim), l.access.first_phase,
+                  x_row_stride, y_row_stride, l.inv_hidden, eps);
             },
             // Unreachable (the static_assert above); no two-pass kernel here.
             [] { return cudaErrorInvalidValue; });

@@ -10,7 +10,10 @@
 // pointers and strides are aligned: 4-32 lanes per row with one vector each
 // up to nv = 32 (hidden 256 bf16), a warp per row up to 128, a block per row
 // with 1, 2 or 8 vectors per thread up to 4096, then two passes (x re-read
-// from L2, not DRAM). fp32 accumulation; rsqrtf; at most one __syncthreads
+// from L2, not DRAM). Rows that start off a 16-byte boundary (odd hidden)
+// and would fall below 8-byte vectors are split (common/row_span.h): scalar
+// head and tail, a body of 16-byte vectors, when x and y split alike; else
+// narrower vectors. fp32 accumulation; rsqrtf; at most one __syncthreads
 // per row. Launched overlapped (common/overlap.cuh): on sm_90+ the launch of
 // the next norm hides behind this one's tail; each kernel waits for the
 // previous one before it touches memory. Launch shapes measured and
@@ -24,11 +27,14 @@
 //   Short rows (H200, 2026-12-01, CUDA events, L2 flushed, median of 60): bf16 [27030*24, 128]
 //   84.5 us (92%; 185.9 us with a warp per row before), [8192*16, 64] 13.7 us (57%; 40.6 us);
 //   torch.compile 84.1 / 13.3 us, Liger 83.6 / 13.5 us.
+//   Odd rows before the split (H200, 2026-12-01, kbuild bench): 4096x2047 bf16 21.76 us (36.9%;
+//   2-byte accesses), torch.compile 19.07 us. With the split: not measured yet.
 
 #include "common/launch.cuh"
 #include "common/overlap.cuh"
 #include "common/rms_norm_kernel.cuh"
 #include "common/rms_row.cuh"
+#include "common/row_span.cuh"
 #include "rms_norm.h"
 
 namespace {
@@ -36,34 +42,43 @@ namespace {
 using namespace kernels_common;
 
 // Rows too long for registers: pass 1 sums squares, pass 2 re-reads x (an L2
-// hit: one row per block is at most a few hundred KB) and writes y.
-template <typename T, typename W, int V>
+// hit: one row per block is at most a few hundred KB) and writes y. A split
+// row's edge elements (row_span.cuh) stay in registers between the passes.
+template <typename T, typename W, int V, bool kSplit>
 __global__ void __launch_bounds__(kLoopBlockThreads)
     RmsNormLoopKernel(T* __restrict__ y, const T* __restrict__ x,
-                      const W* __restrict__ w, int nv, int64_t x_stride,
-                      int64_t y_stride, float inv_hidden, float eps) {
+                      const W* __restrict__ w, int hidden, int first_phase,
+                      int64_t x_stride, int64_t y_stride, float inv_hidden,
+                      float eps) {
+  constexpr int kEdgeSlots = kEdgeSlotsPerThread<V, kWholeBlock, kSplit>;
   __shared__ float scratch[kWarpSize];
   const T* x_row = x + blockIdx.x * x_stride;
   T* y_row = y + blockIdx.x * y_stride;
+  const RowSpan span =
+      SpanOf<V, kSplit>(first_phase, blockIdx.x, x_stride, hidden);
+  const int lane = threadIdx.x;
+  const int lanes = blockDim.x;
   WaitForPreviousKernel();
   AllowNextKernelLaunch();
-  float sum = 0.f;
-  for (int idx = threadIdx.x; idx < nv; idx += blockDim.x) {
-    Vec<T, V> v;
-    v.Load(x_row + static_cast<int64_t>(idx) * V);
+  EdgeValues<kEdgeSlots> edges;
+  LoadEdges<V>(x_row, span, lane, lanes, edges);
+  float sum = edges.AddSquares(0.f);
+  for (int idx = lane; idx < span.body; idx += lanes) {
+    const Vec<T, V> v = *BodyVector<V, kSplit>(x_row, span, idx);
 #pragma unroll
     for (int i = 0; i < V; ++i) sum += v.Get(i) * v.Get(i);
   }
   const float scale = RmsScale(BlockSum(sum, scratch), inv_hidden, eps);
-  for (int idx = threadIdx.x; idx < nv; idx += blockDim.x) {
-    Vec<T, V> v;
-    v.Load(x_row + static_cast<int64_t>(idx) * V);
+  for (int idx = lane; idx < span.body; idx += lanes) {
+    Vec<T, V> v = *BodyVector<V, kSplit>(x_row, span, idx);
     float wf[V];
-    LoadWeights<W, V>(w, static_cast<int64_t>(idx) * V, wf);
+    LoadWeights<W, V, !kSplit>(w, span.head + static_cast<int64_t>(idx) * V,
+                               wf);
 #pragma unroll
     for (int i = 0; i < V; ++i) v.Set(i, v.Get(i) * scale * wf[i]);
-    v.Store(y_row + static_cast<int64_t>(idx) * V);
+    *BodyVector<V, kSplit>(y_row, span, idx) = v;
   }
+  StoreNormalizedEdges<V>(y_row, edges, w, scale, span, lane, lanes);
 }
 
 }  // namespace
@@ -83,14 +98,17 @@ cudaError_t LaunchRmsNorm(void* y, const void* x, const void* weight,
   const VectorAccess w_access{weight, 0, DTypeSize(weight_dtype)};
   NormLaunch l;
   const cudaError_t planned =
-      PlanNormLaunch(rows, hidden, elem, {x_access, y_access, w_access}, &l);
+      PlanNormLaunch(rows, hidden, elem, {x_access, y_access}, w_access, &l);
   if (planned != cudaSuccess) return planned;
+  const int row_elems = static_cast<int>(hidden);  // <= 2^30: checked above
 
   return DispatchNorm(
-      x_dtype, weight_dtype, l.width, [&](auto xt, auto wt, auto vc) {
+      x_dtype, weight_dtype, l.access,
+      [&](auto xt, auto wt, auto vc, auto split) {
         using T = typename decltype(xt)::type;
         using W = typename decltype(wt)::type;
         constexpr int V = decltype(vc)::value;
+        constexpr bool kSplit = decltype(split)::value;
         auto* yp = static_cast<T*>(y);
         const auto* xp = static_cast<const T*>(x);
         const auto* wp = static_cast<const W*>(weight);
@@ -100,15 +118,17 @@ cudaError_t LaunchRmsNorm(void* y, const void* x, const void* weight,
             [&](auto vecs, auto group) {
               return LaunchOverlapped(
                   RmsNormRegisterKernel<T, W, V, decltype(vecs)::value,
-                                        decltype(group)::value>,
-                  grid, dim3(l.plan.threads), stream, yp, xp, wp, rows, l.nv,
-                  x_row_stride, y_row_stride, l.inv_hidden, eps);
+                                        decltype(group)::value, kSplit>,
+                  grid, dim3(l.plan.threads), stream, yp, xp, wp, rows,
+                  row_elems, l.access.first_phase, x_row_stride, y_row_stride,
+                  l.inv_hidden, eps);
             },
             [&] {
-              return LaunchOverlapped(RmsNormLoopKernel<T, W, V>, grid,
-                                      dim3(l.plan.threads), stream, yp, xp, wp,
-                                      l.nv, x_row_stride, y_row_stride,
-                                      l.inv_hidden, eps);
+              return LaunchOverlapped(
+                  RmsNormLoopKernel<T, W, V, kSplit>, grid,
+                  dim3(l.plan.threads), stream, yp, xp, wp, row_elems,
+                  l.access.first_phase, x_row_stride, y_row_stride,
+                  l.inv_hidden, eps);
             });
       });
 }

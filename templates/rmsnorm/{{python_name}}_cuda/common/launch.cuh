@@ -1,7 +1,7 @@
 // Host-side launch helpers shared by the norm launchers: the cached SM count,
-// the vector width allowed by shape and alignment, the row plan (row_plan.h)
-// for a launch, and the dtype / width / path dispatch that turns runtime
-// values into template arguments.
+// the row access (row_span.h: whole vectors, a split row or narrower
+// vectors) and row plan (row_plan.h) for a launch, and the dtype / width /
+// path dispatch that turns runtime values into template arguments.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -15,6 +15,7 @@
 
 #include "dtype.h"
 #include "row_plan.h"
+#include "row_span.h"
 
 namespace kernels_common {
 
@@ -47,35 +48,6 @@ inline int CachedSmCount() {
 // Threads one SM holds at once (2048 on H100 / H200).
 inline int CachedThreadsPerSm() {
   return CachedDeviceAttribute<cudaDevAttrMaxThreadsPerMultiProcessor>(2048);
-}
-
-// One tensor the kernel touches with vector accesses: its base pointer, the
-// distance between rows in elements, and its element size in bytes.
-struct VectorAccess {
-  const void* ptr;
-  int64_t row_stride;
-  int elem_bytes;
-};
-
-// Widest power-of-two width <= max_width such that every row of every tensor
-// starts on a width * elem_bytes boundary and the row length divides evenly
-// (so gcd(max_width, hidden) for aligned tensors; misaligned views and odd
-// sizes get narrower vectors, down to scalars, never wrong answers).
-inline int PickVectorWidth(int max_width, int64_t hidden,
-                           std::initializer_list<VectorAccess> tensors) {
-  int width = max_width;
-  auto fits = [&](int v) {
-    if (hidden % v != 0) return false;
-    for (const VectorAccess& t : tensors) {
-      if (t.ptr == nullptr) continue;
-      const auto addr = reinterpret_cast<uintptr_t>(t.ptr);
-      if (addr % (static_cast<uintptr_t>(v) * t.elem_bytes) != 0) return false;
-      if (t.row_stride % v != 0) return false;
-    }
-    return true;
-  };
-  while (width > 1 && !fits(width)) width /= 2;
-  return width;
 }
 
 template <typename T>
@@ -124,37 +96,43 @@ cudaError_t DispatchVectorWidth(int width, F&& f) {
 
 // Everything a norm launcher decides before choosing kernels.
 struct NormLaunch {
-  int width;  // elements per vector access
-  int nv;     // vectors per row
+  RowAccess access;  // vector width, and whether rows are split
   RowPlan plan;
   float inv_hidden;  // 1 / hidden
 };
 
 // Sizes out of range give cudaErrorInvalidValue (the binding checks them
 // first with readable messages); a grid past 2^31 - 1 blocks gives
-// cudaErrorInvalidConfiguration.
+// cudaErrorInvalidConfiguration. row_tensors: the tensors read or written
+// row by row (x and y, or x and residual), of elem_bytes elements.
 inline cudaError_t PlanNormLaunch(int64_t rows, int64_t hidden, int elem_bytes,
-                                  std::initializer_list<VectorAccess> tensors,
-                                  NormLaunch* out) {
+                                  std::initializer_list<VectorAccess> row_tensors,
+                                  VectorAccess weight, NormLaunch* out) {
   if (rows <= 0 || hidden <= 0 || hidden > (int64_t{1} << 30)) {
     return cudaErrorInvalidValue;
   }
-  out->width = PickVectorWidth(16 / elem_bytes, hidden, tensors);
-  out->nv = static_cast<int>(hidden / out->width);
-  out->plan = PlanRows(rows, out->nv, CachedSmCount(), CachedThreadsPerSm());
+  out->access = ChooseRowAccess(16 / elem_bytes, hidden, row_tensors, weight);
+  out->plan = PlanRows(rows, out->access.vectors, CachedSmCount(),
+                       CachedThreadsPerSm());
   out->inv_hidden = 1.f / static_cast<float>(hidden);
   if (out->plan.blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
   return cudaSuccess;
 }
 
-// Calls f(TypeTag<T>, TypeTag<W>, integral_constant<int, V>) for the
-// runtime dtypes and vector width.
+// Calls f(TypeTag<T>, TypeTag<W>, integral_constant<int, V>, bool_constant
+// kSplit) for the runtime dtypes and row access. A split row always takes
+// 16-byte vectors, so no split kernel is instantiated at narrower widths.
 template <typename F>
-cudaError_t DispatchNorm(DType x, DType w, int width, F&& f) {
+cudaError_t DispatchNorm(DType x, DType w, const RowAccess& access, F&& f) {
   return DispatchInputWeight(x, w, [&](auto xt, auto wt) {
     using T = typename decltype(xt)::type;
-    return DispatchVectorWidth<T>(width,
-                                  [&](auto vc) { return f(xt, wt, vc); });
+    if (access.split) {
+      return f(xt, wt, std::integral_constant<int, 16 / sizeof(T)>{},
+               std::true_type{});
+    }
+    return DispatchVectorWidth<T>(access.width, [&](auto vc) {
+      return f(xt, wt, vc, std::false_type{});
+    });
   });
 }
 

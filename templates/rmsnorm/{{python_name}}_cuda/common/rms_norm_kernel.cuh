@@ -1,6 +1,7 @@
 // The register-resident RMSNorm kernel of rms_norm and head_rms_norm, for
 // every register path of the row plan (row_plan.h: 4-32 lanes or a block per
-// row): each thread loads its kVecs vectors of V elements once, the row's
+// row): each thread loads its kVecs vectors of V elements once (and, on a
+// row split by row_span.cuh, kSplit, its head / tail elements), the row's
 // threads sum squares, then each thread scales and stores what it holds.
 // Launch it with LaunchOverlapped.
 #pragma once
@@ -9,20 +10,25 @@
 
 #include "overlap.cuh"
 #include "rms_row.cuh"
+#include "row_span.cuh"
 
 namespace kernels_common {
 // static: internal linkage, so two kernel libraries loaded in one process
 // never resolve each other's kernel stubs (this header is for .cu files).
-template <typename T, typename W, int V, int kVecs, int kGroup>
+template <typename T, typename W, int V, int kVecs, int kGroup, bool kSplit>
 static __global__ void __launch_bounds__(kMaxBlockThreads)
     RmsNormRegisterKernel(T* __restrict__ y, const T* __restrict__ x,
-                          const W* __restrict__ w, int64_t rows, int nv,
-                          int64_t x_stride, int64_t y_stride, float inv_hidden,
-                          float eps) {
+                          const W* __restrict__ w, int64_t rows, int hidden,
+                          int first_phase, int64_t x_stride, int64_t y_stride,
+                          float inv_hidden, float eps) {
+  constexpr int kEdgeSlots = kEdgeSlotsPerThread<V, kGroup, kSplit>;
   __shared__ float scratch[kWarpSize];
   const RowSlot s = CurrentRowSlot<kGroup>(rows);
-  const int limit = s.valid ? nv : 0;
   const T* x_row = x + s.row * x_stride;
+  T* y_row = y + s.row * y_stride;
+  const RowSpan span =
+      s.valid ? SpanOf<V, kSplit>(first_phase, s.row, x_stride, hidden)
+              : RowSpan{};
   WaitForPreviousKernel();  // common/overlap.cuh: before any memory access
   AllowNextKernelLaunch();
 
@@ -30,11 +36,15 @@ static __global__ void __launch_bounds__(kMaxBlockThreads)
 #pragma unroll
   for (int k = 0; k < kVecs; ++k) {
     const int idx = s.first + k * s.step;
-    if (idx < limit) r[k].Load(x_row + static_cast<int64_t>(idx) * V);
+    if (idx < span.body) r[k] = *BodyVector<V, kSplit>(x_row, span, idx);
   }
-  const float total = RowSum<kGroup>(SumSquares(r, s, limit), scratch);
-  StoreNormalized(y + s.row * y_stride, r, w, RmsScale(total, inv_hidden, eps),
-                  s, limit);
+  EdgeValues<kEdgeSlots> edges;
+  LoadEdges<V>(x_row, span, s.first, s.step, edges);
+  const float total =
+      RowSum<kGroup>(edges.AddSquares(SumSquares(r, s, span)), scratch);
+  const float scale = RmsScale(total, inv_hidden, eps);
+  StoreNormalized<kSplit>(y_row, r, w, scale, s, span);
+  StoreNormalizedEdges<V>(y_row, edges, w, scale, span, s.first, s.step);
 }
 
 }  // namespace kernels_common
