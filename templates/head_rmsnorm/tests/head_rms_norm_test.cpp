@@ -1,9 +1,11 @@
 // head_rms_norm through the dispatcher: [tokens, heads, head_dim] with
 // head_dim 64/128/256 and odd ones, misaligned views, bf16/fp16/fp32, against
 // a float64 reference; tiny, fp16 near-max, many-row and > 2^31-element
-// inputs; head_dim above 256 is refused. Misaligned views take scalar
-// accesses: head_dim 128 a warp per row, 256 a block per row (1 vector per
-// thread for few rows, 2 for 2400).
+// inputs; head_dim above 256 is refused. Odd head_dims (7, 14, 33, 100,
+// 255) start rows at every distance from a 16-byte boundary and take the
+// head / body / tail split of rms_norm (common/row_span.h). Misaligned
+// views take scalar accesses: head_dim 128 a warp per row, 256 a block per
+// row (1 vector per thread for few rows, 2 for 2400).
 #include <ATen/ATen.h>
 
 #include "kbuild/harness/op_test.h"
@@ -22,7 +24,10 @@ OpSpec HeadSpec() {
                                        {5, 16, 64},
                                        {3, 4, 256},
                                        {2, 3, 100},
-                                       {9, 2, 7}},
+                                       {9, 2, 7},
+                                       {1366, 3, 33},
+                                       {515, 2, 255},
+                                       {4099, 1, 14}},
                                       {at::kBFloat16, at::kHalf, at::kFloat});
   for (auto& c : kb::harness::MakeCases(
            {{37, 24, 128}, {3, 4, 256}, {100, 24, 256}},

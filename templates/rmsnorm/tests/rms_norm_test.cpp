@@ -3,12 +3,17 @@
 // none, and a rejected stride-2 last dimension. 4099 rows: more rows than the
 // GPU holds blocks at once (several waves, a prime row count), also with the
 // narrow vectors of a misaligned view. Short rows (<= 256 elements) on every
-// lanes-per-row path of the row plan. Then the input classes: tiny, fp16 near
-// max, > 65,535 rows, > 2^31 elements.
+// lanes-per-row path of the row plan. Rows that start off a 16-byte boundary
+// (split into head, body and tail) on every path, with every head length,
+// and views 1-8 elements into wider rows or a longer weight. Then the input
+// classes: tiny, fp16 near max, > 65,535 rows, > 2^31 elements.
 #include <ATen/ATen.h>
+
+#include <string>
 
 #include "kbuild/harness/op_test.h"
 #include "short_rows.h"
+#include "split_rows.h"
 
 namespace {
 
@@ -72,6 +77,38 @@ OpSpec ShortRowsSpec() {
   return spec;
 }
 
+// Odd row sizes (split_rows.h) on every dtype, and past 2^31 elements.
+OpSpec SplitRowsSpec() {
+  OpSpec spec = RmsNormSpec("same");
+  spec.test = "rms_norm split rows";
+  spec.cases = kb::harness::MakeCases(SplitRowShapes(),
+                                      {at::kBFloat16, at::kHalf, at::kFloat});
+  for (auto& c :
+       kb::harness::MakeCases(HugeSplitRowShapes(), {at::kBFloat16}))
+    spec.cases.push_back(c);
+  return spec;
+}
+
+// x `x_offset` elements into rows of hidden + 8, the weight `w_offset`
+// elements into hidden + 8. x offsets 1-7 start rows where the fresh output's
+// do not: no split serves both, so narrower vectors; offset 8 keeps them
+// alike (odd rows split, 4096 takes whole vectors). A weight offset alone
+// leaves the rows aligned and the weight read a scalar at a time.
+OpSpec ViewOffsetSpec(int64_t x_offset, int64_t w_offset) {
+  OpSpec spec = RmsNormSpec("same");
+  spec.test = "rms_norm x offset " + std::to_string(x_offset) +
+              ", weight offset " + std::to_string(w_offset);
+  spec.cases = kb::harness::MakeCases({{4099, 2047}, {37, 4096}, {4099, 64}},
+                                      {at::kBFloat16, at::kFloat});
+  spec.make_args = [x_offset, w_offset](ArgFactory& f) {
+    const auto& s = f.test_case().shape;
+    const at::Tensor x = f.Input({s[0], s[1] + 8}).narrow(1, x_offset, s[1]);
+    const at::Tensor w = f.Param({s[1] + 8}).narrow(0, w_offset, s[1]);
+    return Args{x, w, 1e-6};
+  };
+  return spec;
+}
+
 OpSpec InputClassesSpec() {
   OpSpec spec = RmsNormSpec("same");
   spec.test = "rms_norm input classes";
@@ -96,6 +133,16 @@ KB_OP_TEST(RmsNorm, Fp32Weight, RmsNormSpec("fp32"));
 KB_OP_TEST(RmsNorm, NoWeight, RmsNormSpec("none"));
 KB_OP_TEST(RmsNorm, ShortRowsSeveralPerWarp, ShortRowsSpec());
 KB_OP_TEST(RmsNorm, TinyNearMaxManyRowsAndHugeInputs, InputClassesSpec());
+KB_OP_TEST(RmsNorm, SplitRowsEveryHeadLength, SplitRowsSpec());
+
+TEST(RmsNorm, ViewsOffsetByOneToEightElements) {
+  for (int64_t offset = 1; offset <= 8; ++offset) {
+    kb::harness::ExpectOpPasses(ViewOffsetSpec(offset, 0));
+  }
+  for (int64_t offset = 1; offset <= 7; ++offset) {
+    kb::harness::ExpectOpPasses(ViewOffsetSpec(0, offset));
+  }
+}
 
 TEST(RmsNorm, RejectsStridedLastDimension) {
   OpSpec spec = RmsNormSpec("same");
