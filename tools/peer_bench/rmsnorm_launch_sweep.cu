@@ -186,9 +186,11 @@ struct Config {
 template <int kVecs>
 bool RunTemplate(const Tensors& t, int64_t rows, int nv, int threads, bool overlapped,
                  cudaStream_t s) {
-  return LaunchAs(overlapped, RmsNormRegisterKernel<T, T, V, kVecs, kWholeBlock>,
-                  static_cast<unsigned>(rows), threads, s, t.y, t.x, t.w, rows, nv, int64_t{nv} * V,
-                  int64_t{nv} * V, 1.f / (nv * V), 1e-6f) == cudaSuccess;
+  // Aligned rows (kSplit = false): hidden = nv * V, every row at phase 0.
+  return LaunchAs(overlapped, RmsNormRegisterKernel<T, T, V, kVecs, kWholeBlock, false>,
+                  static_cast<unsigned>(rows), threads, s, t.y, t.x, t.w, rows, nv * V,
+                  /*first_phase=*/0, int64_t{nv} * V, int64_t{nv} * V, 1.f / (nv * V),
+                  1e-6f) == cudaSuccess;
 }
 
 // Template kernel, a block per row of nv / kVecs threads (PlanRows' block paths).

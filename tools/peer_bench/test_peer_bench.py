@@ -114,8 +114,9 @@ def test_norm_templates_share_one_copy_of_each_shared_file():
     templates = Path(__file__).resolve().parents[2] / "templates"
     source = templates / "rmsnorm"
     shared = [p.relative_to(source) for p in (source / "{{python_name}}_cuda" / "common").iterdir()]
-    shared += [Path("torch-ext/tensor_checks.h"), Path("tests/row_plan_test.cpp"),
-               Path("tests/short_rows.h")]
+    shared += [Path("torch-ext/tensor_checks.h"), Path("benchmarks/norm_peers.py")]
+    shared += [p.relative_to(source) for p in (source / "tests").iterdir()
+               if not p.name.startswith("rms_norm_")]  # the op's own tests are not shared
     for template in NORM_TEMPLATES:
         planner = templates / template / "{{python_name}}_cuda" / "common" / "row_plan.h"
         assert planner.is_file(), f"{template} has no common/row_plan.h"
