@@ -127,3 +127,20 @@ def test_norm_templates_share_one_copy_of_each_shared_file():
                 assert copy.read_bytes() == (source / rel).read_bytes(), (
                     f"templates/{template}/{rel} differs from templates/rmsnorm/{rel}: edit the "
                     "file in rmsnorm/ (the other templates link to it)")
+
+
+def test_the_launch_sweep_compiles_against_the_template_kernels(tmp_path):
+    """gpu-run.sh builds the sweep on the GPU machine; it calls the template's kernel directly,
+    so a change of the kernel's parameters must show here, not there."""
+    import kernel_resources
+
+    nvcc = Path(kernel_resources.os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "bin/nvcc"
+    if not nvcc.is_file():
+        pytest.skip("needs nvcc (CUDA_HOME or /usr/local/cuda)")
+    root = Path(__file__).resolve().parents[2]
+    result = kernel_resources.subprocess.run(
+        [str(nvcc), "-O3", "-std=c++17", "-arch=sm_90a",
+         "-I", str(root / "templates" / "rmsnorm" / "{{python_name}}_cuda"),
+         str(root / "tools" / "peer_bench" / "rmsnorm_launch_sweep.cu"), "-o",
+         str(tmp_path / "sweep")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-4000:]

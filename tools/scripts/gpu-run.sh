@@ -212,7 +212,7 @@ if [[ $SWEEP == 1 ]]; then
     metrics+=",sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread"
     metrics+=",launch__grid_size,launch__block_size"
     step "rmsnorm sweep under ncu (2048x4096)" ncu.log bash -c "ncu --clock-control none \
-      --kernel-name regex:'RmsNorm(Register|Persistent)Kernel' --csv --metrics $metrics \
+      --kernel-name regex:'RmsNorm(Register|Persistent)Kernel|CandidateKernel' --csv --metrics $metrics \
       '$WORK/sweep' 2048x4096 > '$OUT/ncu-2048x4096.csv'"
   fi
 fi
@@ -268,7 +268,7 @@ if [[ $PROBE == 1 ]] && { [[ $DRY == 1 ]] || command -v ncu >/dev/null; }; then
     --profile-from-start off --clock-control none --csv --metrics $metrics \
     python3 '$ROOT/tools/peer_bench/small_shape_probe.py' '$WORK/proj-rmsnorm' \
     > '$OUT/ncu-small-shapes.csv' && if [[ -x '$WORK/sweep' ]]; then for s in 1x4096 128x4096; \
-    do ncu --clock-control none --kernel-name regex:RmsNorm --csv --metrics $metrics \
+    do ncu --clock-control none --kernel-name regex:'RmsNorm|CandidateKernel' --csv --metrics $metrics \
     '$WORK/sweep' \$s \
     > '$OUT/ncu-sweep-'\$s.csv || exit 1; done; fi"
 fi
