@@ -104,7 +104,7 @@ def factory_calls(entries):
 
 
 def test_ours_and_each_peer_are_checked_then_timed(entries):
-    timer, lines = FakeTimer([10.0, 12.0]), []
+    timer, lines = FakeTimer([10.0, 12.0, 10.0]), []
     out = run_cases(job([case("4x64 fp32")]), entries, OPS, timer, device="cpu",
                     log=lines.append)
     (record,) = out["records"]
@@ -117,16 +117,17 @@ def test_ours_and_each_peer_are_checked_then_timed(entries):
     assert wrong["problem"].startswith("incorrect (mismatch): ") and wrong["speedup"] == 0
     assert wrong["time_us"]["median"] == 0  # an incorrect peer is not timed
     assert nan["problem"].startswith("incorrect (nonfinite): 192 of 256 elements")
-    assert len(timer.calls) == 2 and timer.calls[0] == (1, 2, 3, False)
+    assert len(timer.calls) == 3 and timer.calls[0] == (1, 2, 3, False)
     assert lines == ["peers: rms_norm/4x64 fp32: ours", "peers: rms_norm/4x64 fp32: eager",
                      "peers: rms_norm/4x64 fp32: liger",
                      "peers: rms_norm/4x64 fp32: liger: not available: ModuleNotFoundError: "
                      "No module named 'liger_kernel_not_here'",
-                     "peers: rms_norm/4x64 fp32: wrong", "peers: rms_norm/4x64 fp32: nan"]
+                     "peers: rms_norm/4x64 fp32: wrong", "peers: rms_norm/4x64 fp32: nan",
+                     "peers: rms_norm/4x64 fp32: ours again"]
 
 
 def test_an_unavailable_peer_is_reported_with_its_reason_and_not_retried(entries):
-    out = run_cases(job([case("a"), case("b")]), entries, OPS, FakeTimer([10.0, 12.0] * 2),
+    out = run_cases(job([case("a"), case("b")]), entries, OPS, FakeTimer([10.0, 12.0, 10.0] * 2),
                     device="cpu", log=lambda _: None)
     assert out["peers"][1] == {"name": "liger", "available": False, "reason":
                                "ModuleNotFoundError: No module named 'liger_kernel_not_here'"}
@@ -139,11 +140,20 @@ def test_an_unavailable_peer_is_reported_with_its_reason_and_not_retried(entries
 
 def test_a_peer_available_for_one_benchmark_only_is_a_problem_for_the_other(entries):
     out = run_cases(job([case("a"), case("b", benchmark="other")]), entries, OPS,
-                    FakeTimer([10.0, 12.0, 10.0, 11.0]), device="cpu", log=lambda _: None)
+                    FakeTimer([10.0, 12.0, 10.0, 10.0, 11.0, 10.0]), device="cpu",
+                    log=lambda _: None)
     liger = next(p for p in out["peers"] if p["name"] == "liger")
     assert liger == {"name": "liger", "available": True, "reason": ""}
     assert out["problems"] == ["peer 'liger' is not available for benchmark 'rms_norm': "
                                "ModuleNotFoundError: No module named 'liger_kernel_not_here'"]
+
+
+def test_ours_is_timed_again_after_the_peers_and_both_runs_are_pooled(entries):
+    timer = FakeTimer([10.0, 12.0, 14.0])  # ours, the one timed peer, ours again
+    out = run_cases(job([case("a")]), entries, OPS, timer, device="cpu", log=lambda _: None)
+    record = out["records"][0]
+    assert record["ours"]["time_us"]["median"] == 12.0  # median of 10 and 14
+    assert record["peers"][0]["speedup"] == 1.0
 
 
 def test_cases_without_an_entry_are_left_out_with_one_problem(entries):
@@ -156,8 +166,9 @@ def test_cases_without_an_entry_are_left_out_with_one_problem(entries):
 
 def test_a_peer_raising_while_timed_fails_that_case_only(entries):
     def timer(call, input_sets, warmup, iterations, graph):
-        return Timing(problem="raised: RuntimeError: boom") if len(seen) == 1 else \
-            summarize([seen.append(1) or 10.0])
+        seen.append(1)  # ours, the first peer (raises), ours again
+        return Timing(problem="raised: RuntimeError: boom") if len(seen) == 2 else \
+            summarize([10.0])
 
     seen = []
     out = run_cases(job([case("a")]), entries, OPS, timer, device="cpu", log=lambda _: None)
@@ -188,7 +199,7 @@ def test_correctness_only_cases_are_checked_not_timed(entries):
 
 
 def test_graph_mode_rotates_over_enough_input_sets(entries):
-    timer = FakeTimer([10.0, 12.0])
+    timer = FakeTimer([10.0, 12.0, 10.0])
     run_cases(job([case("a", bytes=1e6)], graph=True), entries, OPS, timer, l2_bytes=10e6,
               device="cpu", log=lambda _: None)
     assert timer.calls[0] == (21, 2, 3, True)
@@ -196,7 +207,7 @@ def test_graph_mode_rotates_over_enough_input_sets(entries):
 
 def test_impossible_speed_is_flagged(entries):
     out = run_cases(job([case("a", bytes=50e6)], peak_gbps=4273.0), entries, OPS,
-                    FakeTimer([10.0, 12.0]), device="cpu", log=lambda _: None)
+                    FakeTimer([10.0, 12.0, 10.0]), device="cpu", log=lambda _: None)
     record = out["records"][0]
     assert record["ours"]["problem"] == "impossible: 5000 GB/s is above the copy bandwidth 4273 GB/s"
     assert record["peers"][0]["problem"] == ""  # 4167 GB/s is within 2% of the peak
