@@ -19,7 +19,7 @@ at::ScalarType ComparisonType(const at::Tensor& got) {
 }
 
 // Every element, NaN and Inf included, classified: the path taken only when the fast one below
-// finds anything outside the tolerance. Takes float64 tensors.
+// finds anything outside the tolerance. Takes flat float64 tensors.
 ErrorStats FullCompare(const at::Tensor& g, const at::Tensor& w, Tolerance tolerance) {
   ErrorStats stats;
   const at::Tensor both_finite = at::isfinite(g).logical_and(at::isfinite(w));
@@ -73,8 +73,11 @@ ErrorStats CompareOnDevice(const at::Tensor& got, const at::Tensor& want, Tolera
                  at::linalg_vector_norm(w, 2, c10::nullopt, false, at::kDouble)})
           .cpu();
   const double* s = scalars.data_ptr<double>();
+  // The classification runs on the float64 reference, not its float32 rounding: a reference
+  // beyond float32's range rounds to Inf there, and would match an infinite output.
   if (static_cast<std::int64_t>(s[0]) != g.numel() || !std::isfinite(s[1]))
-    return FullCompare(g.to(at::kDouble), w.to(at::kDouble), tolerance);
+    return FullCompare(got.to(at::kDouble).reshape({-1}), want.to(at::kDouble).reshape({-1}),
+                       tolerance);
   ErrorStats stats;
   stats.max_abs_error = s[1];
   stats.rel_l2_error = s[3] > 0 ? s[2] / s[3] : s[2];

@@ -137,6 +137,22 @@ TEST(CompareOnDevice, SixteenBitOutputsAgreeWithTheFloat64Comparison) {
   EXPECT_EQ(fail.first_nonfinite, 20 * 33 + 1);
 }
 
+// A float64 reference beyond float32's range is Inf in the 16-bit fast path; the classification
+// still sees it finite: an infinite bf16 output where it is finite fails, a finite one within
+// the tolerance passes, as on the host.
+TEST(CompareOnDevice, SixteenBitOutputsAgainstAReferenceBeyondFloat32) {
+  const Tolerance tol{1e-2, 1.6e-2};
+  const at::Tensor want = Values({1, 3.403e38});  // float32 rounds it to Inf
+  const at::Tensor infinite = at::tensor({1.0, kInf}, at::kDouble).to(at::kBFloat16);
+  const ErrorStats overflowed = CompareOnDevice(infinite, want, tol);
+  ExpectSame(OnHost(infinite, want, tol), overflowed);
+  EXPECT_EQ(overflowed.nonfinite, 1);
+  const at::Tensor finite = at::tensor({1.0, 3.38e38}, at::kDouble).to(at::kBFloat16);
+  const ErrorStats close = CompareOnDevice(finite, want, tol);
+  ExpectSame(OnHost(finite, want, tol), close);
+  EXPECT_TRUE(close.ok());
+}
+
 TEST(CompareOnDevice, EmptyTensorsAreOk) {
   EXPECT_TRUE(CompareOnDevice(at::empty({0}), at::empty({0}, at::kDouble), {0, 0}).ok());
 }

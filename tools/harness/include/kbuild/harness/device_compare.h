@@ -6,9 +6,9 @@
 //   if (!stats.ok()) ...  // stats.first_mismatch, stats.first_got, stats.first_want
 //
 // The caller checks that the shapes agree; both tensors are compared as flat,
-// row-major arrays (float32 when `got` is bf16/fp16, else float64), so indices
-// match CompareValues on host copies. Outputs within tolerance take a few
-// passes; only a failing comparison classifies every element.
+// row-major arrays, so indices match CompareValues on host copies. Outputs
+// within tolerance take a few passes (in float32 when `got` is bf16/fp16, else
+// float64); only a failing comparison classifies every element, in float64.
 #pragma once
 
 #include <ATen/ATen.h>
