@@ -80,8 +80,7 @@ def _pilot_us_per_call(enqueue, iterations):
     spin of PILOT_SPIN_US_PER_CALL each (timing.cpp's PilotUsPerCall)."""
     calls = min(iterations, ITERATIONS_PER_SPIN)
     spin_us = min(SPIN_CAP_US, calls * PILOT_SPIN_US_PER_CALL)
-    host_us, _ = behind_spin(spin_us, lambda: enqueue(0, calls))
-    return host_us / calls
+    return behind_spin(spin_us, lambda: enqueue(0, calls)) / calls
 
 
 def _bare_range(call, sets):
