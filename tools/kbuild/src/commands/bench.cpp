@@ -71,7 +71,7 @@ PeerRunOptions PeerOptionsFor(const BenchFlags& flags, const HarnessBuild& built
   o.job.graph = bench.graph;
   o.job.warmup = bench.warmup;
   o.job.iterations = bench.iterations;
-  o.job.peak_gbps = NumberOr(document.value("peak", nlohmann::json()), "copy_bandwidth_gbps");
+  o.job.peak_gbps = NumberOr(ObjectAt(document, "peak"), "copy_bandwidth_gbps");
   o.progress = [&report](const std::string& line) { report.Progress(line); };
   return o;
 }

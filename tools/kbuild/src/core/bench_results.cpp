@@ -10,16 +10,6 @@ namespace {
 
 constexpr const char* kImpossiblePrefix = "physically impossible";
 
-nlohmann::json ObjectAt(const nlohmann::json& object, const char* key) {
-  const nlohmann::json value = object.value(key, nlohmann::json::object());
-  return value.is_object() ? value : nlohmann::json::object();
-}
-
-nlohmann::json ArrayAt(const nlohmann::json& object, const char* key) {
-  const nlohmann::json value = object.value(key, nlohmann::json::array());
-  return value.is_array() ? value : nlohmann::json::array();
-}
-
 BaselineCell ParseBaseline(const nlohmann::json& b) {
   return {StringOr(b, "name"), NumberOr(b, "speedup"), NumberOr(b, "host_us_per_call"),
           StringOr(b, "source"), StringOr(b, "problem")};

@@ -53,11 +53,9 @@ void AddBenchSummary(nlohmann::json* doc_ptr) {
   for (auto& c : doc["cases"]) {
     if (!IsTimedCase(c)) continue;
     c.erase("vs_best");
-    nlohmann::json baselines = c.value("baselines", nlohmann::json::array());
-    if (!baselines.is_array()) baselines = nlohmann::json::array();
     std::string best;
     double best_speedup = 0;
-    for (const auto& b : baselines) {
+    for (const auto& b : ArrayAt(c, "baselines")) {
       const std::string name = StringOr(b, "name");
       if (NumberOr(b, "host_us_per_call") > 0) host.Add(name, NumberOr(b, "host_us_per_call"));
       if (!Counts(b)) continue;
@@ -73,10 +71,8 @@ void AddBenchSummary(nlohmann::json* doc_ptr) {
       best_speedups.push_back(best_speedup);
     }
     if (NumberOr(c, "host_us_per_call") > 0) ours_host.push_back(NumberOr(c, "host_us_per_call"));
-    const nlohmann::json python = c.value("ours_python", nlohmann::json::object());
-    if (NumberOr(python, "host_us_per_call") > 0) {
-      ours_python_host.push_back(NumberOr(python, "host_us_per_call"));
-    }
+    const double python_host = NumberOr(ObjectAt(c, "ours_python"), "host_us_per_call");
+    if (python_host > 0) ours_python_host.push_back(python_host);
   }
   nlohmann::json geomeans = nlohmann::json::object();
   for (const auto& name : speedups.names()) geomeans[name] = Geomean(speedups.at(name));

@@ -26,4 +26,18 @@ inline std::string StringOr(const nlohmann::json& object, const char* key,
   return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
 
+// The object at `key` of `object`, else an empty object.
+inline nlohmann::json ObjectAt(const nlohmann::json& object, const char* key) {
+  if (!object.is_object()) return nlohmann::json::object();
+  const auto it = object.find(key);
+  return it != object.end() && it->is_object() ? *it : nlohmann::json::object();
+}
+
+// The array at `key` of `object`, else an empty array.
+inline nlohmann::json ArrayAt(const nlohmann::json& object, const char* key) {
+  if (!object.is_object()) return nlohmann::json::array();
+  const auto it = object.find(key);
+  return it != object.end() && it->is_array() ? *it : nlohmann::json::array();
+}
+
 }  // namespace kb

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string_view>
 
+#include "core/json_fields.h"
 #include "core/message_text.h"
 
 namespace kb {
@@ -66,11 +67,8 @@ bool IsTimedCase(const nlohmann::json& c) {
 PeerJob MakePeerJob(const nlohmann::json& harness_doc, const PeerJobSettings& s) {
   PeerJob job;
   nlohmann::json cases = nlohmann::json::array();
-  const nlohmann::json all = harness_doc.is_object()
-                                 ? harness_doc.value("cases", nlohmann::json::array())
-                                 : nlohmann::json::array();
   nlohmann::json timed = nlohmann::json::array();
-  for (const auto& c : all.is_array() ? all : nlohmann::json::array()) {
+  for (const auto& c : ArrayAt(harness_doc, "cases")) {
     if (IsTimedCase(c)) timed.push_back(c);
   }
   for (const auto& c : timed) {

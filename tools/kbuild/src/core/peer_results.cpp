@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/json_fields.h"
 #include "core/message_text.h"
 #include "core/peer_job.h"
 
@@ -150,7 +151,7 @@ nlohmann::json* FindCase(nlohmann::json& doc, const PeerRecord& record) {
 }
 
 bool HasBaseline(const nlohmann::json& c, const std::string& name) {
-  for (const auto& b : c.value("baselines", nlohmann::json::array())) {
+  for (const auto& b : ArrayAt(c, "baselines")) {
     if (b.is_object() && b.value("name", nlohmann::json()) == name) return true;
   }
   return false;
@@ -245,8 +246,7 @@ Expected<PeerResults> ReadPeerResults(const FileSystem& fs, const std::filesyste
 void MergePeerResults(const PeerResults& results, nlohmann::json* harness_doc) {
   nlohmann::json& doc = *harness_doc;
   // Appended to what is there (the cases the job left out, say).
-  nlohmann::json problems = doc.value("peer_problems", nlohmann::json::array());
-  if (!problems.is_array()) problems = nlohmann::json::array();
+  nlohmann::json problems = ArrayAt(doc, "peer_problems");
   nlohmann::json peers = nlohmann::json::array();
   for (const auto& p : results.peers) {
     peers.push_back({{"name", p.name}, {"available", p.available}, {"reason", p.reason}});
