@@ -79,9 +79,13 @@ def _text(doc, key, where, allow_empty=False):
 
 def _number(doc, key, where, low=0.0):
     value = _field(doc, key, (int, float), where)
-    if not math.isfinite(value) or value < low:
-        raise JobError(f"{where}.{key}: {value} is not a finite number >= {low:g}")
-    return float(value)
+    try:
+        number = float(value)  # a JSON integer past float's range raises OverflowError
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number) or number < low:
+        raise JobError(f"{where}.{key}: {str(value)[:80]} is not a finite number >= {low:g}")
+    return number
 
 
 def _count(doc, key, where, low, high):

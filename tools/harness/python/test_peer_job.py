@@ -71,6 +71,8 @@ def test_an_empty_library_and_namespace_are_allowed():
     (["cases", 0, "shape"], [2, True], "job.cases[0].shape: expected"),
     (["cases", 0, "shape"], [1] * 17, "job.cases[0].shape: expected at most 16"),
     (["cases", 0, "atol"], float("nan"), "job.cases[0].atol: nan is not a finite number"),
+    (["cases", 0, "bytes"], 10 ** 400,
+     "job.cases[0].bytes: " + "1" + "0" * 79 + " is not a finite number >= 0"),
     (["cases", 0, "rtol"], None, "job.cases[0]: no 'rtol'"),
     (["cases", 0, "correctness_only"], 0, "job.cases[0].correctness_only: 0 is not true"),
     (["cases", 0, "case"], "x" * 5000, "job.cases[0].case: must be a non-empty string under"),
