@@ -3,6 +3,7 @@ for the GPU (run: pytest tools/harness/python)."""
 
 import json
 import os
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -15,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peer_job import parse_job  # noqa: E402
 from peer_results import (Result, gbps, impossible_problem, make_result, speedup,  # noqa: E402
                           write_document)
+import peer_timing  # noqa: E402
 from peer_run import run_cases  # noqa: E402
 from peer_timing import (Timing, host_fell_behind, input_set_count, percentile,  # noqa: E402
                          summarize)
@@ -221,6 +223,30 @@ def test_speed_and_physics_helpers():
     ours, peer = make_result("", 0, summarize([2.0]), 0, 0), make_result("", 0, summarize([3.0]), 0, 0)
     assert speedup(peer, ours) == 1.5
     assert speedup(Result(), ours) == 0 and speedup(peer, Result()) == 0
+
+
+def harness_constant(relative_path, name):
+    """The value of `constexpr ... name = value;` in a C++ harness file."""
+    text = (Path(__file__).resolve().parent.parent / relative_path).read_text()
+    match = re.search(rf"constexpr \w+ {name} = ([0-9.']+);", text)
+    assert match, f"{name} not found in {relative_path}"
+    return float(match.group(1).replace("'", ""))
+
+
+@pytest.mark.parametrize("relative_path, name, ours", [
+    ("include/kbuild/harness/host_ahead.h", "kLeadFactor", peer_timing.SPIN_MARGIN),
+    ("include/kbuild/harness/host_ahead.h", "kLeadAllowanceUs", peer_timing.SPIN_SLACK_US),
+    ("include/kbuild/harness/host_ahead.h", "kMaxLeadUs", peer_timing.SPIN_CAP_US),
+    ("include/kbuild/harness/host_ahead.h", "kPilotSpinUsPerCall",
+     peer_timing.PILOT_SPIN_US_PER_CALL),
+    ("include/kbuild/harness/host_ahead.h", "kIterationsPerSpin", peer_timing.ITERATIONS_PER_SPIN),
+    ("include/kbuild/harness/timing.h", "kHostOverEventLimit", peer_timing.HOST_OVER_EVENT_LIMIT),
+    ("include/kbuild/harness/timing.h", "kHostAllowanceUs", peer_timing.HOST_ALLOWANCE_US),
+    ("src/timing.cpp", "kGraphReplays", peer_timing.GRAPH_REPLAYS),
+    ("src/benchmark.cpp", "kMaxInputSets", peer_timing.MAX_INPUT_SETS),
+])
+def test_timing_constants_are_the_harness_ones(relative_path, name, ours):
+    assert ours == harness_constant(relative_path, name)
 
 
 def test_timing_statistics_match_the_harness():
