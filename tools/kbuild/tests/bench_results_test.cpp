@@ -293,6 +293,16 @@ TEST(BenchResults, PeersThatCouldNotBeTimedAreSaidUnderTheFailures) {
   EXPECT_EQ(BenchExitCode(*table), ExitCode::kCheckFailed);
 }
 
+// A baseline with a problem is not compared, whatever speedup its entry carries.
+TEST(BenchResults, SpeedupVsIsZeroForABaselineWithAProblemOrNone) {
+  BenchRow row;
+  row.baselines = {{"liger", 2.0, 12.0, "python", "incorrect (mismatch)"},
+                   {"torch.compile", 1.2, 30.0, "python", ""}};
+  EXPECT_EQ(row.SpeedupVs("liger"), 0);
+  EXPECT_EQ(row.SpeedupVs("quack"), 0);
+  EXPECT_DOUBLE_EQ(row.SpeedupVs("torch.compile"), 1.2);
+}
+
 TEST(BenchResults, AllOkIsExitZero) {
   nlohmann::json doc = Document();
   doc["cases"].erase(1);

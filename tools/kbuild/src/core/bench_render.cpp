@@ -157,8 +157,7 @@ std::string BenchCsv(const BenchTable& t) {
                        r.gbps, r.percent_of_peak, r.tflops, CsvNumber(r.host_us_per_call));
     for (const auto& name : t.baselines) {
       const BaselineCell* b = r.Baseline(name);
-      const bool counts = b != nullptr && b->problem.empty();
-      out += "," + (counts ? CsvNumber(b->speedup) : "") + "," +
+      out += "," + CsvNumber(r.SpeedupVs(name)) + "," +
              (b != nullptr ? CsvNumber(b->host_us_per_call) : "");
     }
     out += "," + CsvNumber(r.vs_best) + "," + CsvField(r.best_baseline) + "," + r.Verdict() + "\n";

@@ -80,6 +80,11 @@ const BaselineCell* BenchRow::Baseline(const std::string& name) const {
   return nullptr;
 }
 
+double BenchRow::SpeedupVs(const std::string& name) const {
+  const BaselineCell* b = Baseline(name);
+  return b != nullptr && b->problem.empty() ? b->speedup : 0;
+}
+
 Expected<BenchTable> ParseBenchDocument(const nlohmann::json& doc) {
   if (!doc.is_object() || doc.value("schema", "") != "kbuild-harness-bench/1" ||
       !doc.contains("cases") || !doc["cases"].is_array()) {

@@ -45,6 +45,8 @@ struct BenchRow {
   bool failed() const { return !problems.empty(); }
   std::string Verdict() const;  // "ok", "ok (correctness only)", "FAIL", "IMPOSSIBLE"
   const BaselineCell* Baseline(const std::string& name) const;  // null when absent
+  // The speedup vs baseline `name` when it was timed without a problem, else 0.
+  double SpeedupVs(const std::string& name) const;
 };
 
 struct Geomean {

@@ -50,8 +50,7 @@ std::string ChartedBaseline(const BenchTable& table) {
 
 double ChartedSpeedup(const BenchTable& table, const BenchRow& row) {
   if (table.ShowsBest()) return row.vs_best;
-  const BaselineCell* b = table.baselines.empty() ? nullptr : row.Baseline(table.baselines.front());
-  return b != nullptr && b->problem.empty() ? b->speedup : 0;
+  return table.baselines.empty() ? 0 : row.SpeedupVs(table.baselines.front());
 }
 
 std::vector<std::pair<std::string, std::string>> RenderResultFiles(
