@@ -33,8 +33,9 @@ std::string Unsendable(const nlohmann::json& c) {
   const nlohmann::json dtype = c.value("dtype", nlohmann::json());
   if (!dtype.is_string() ||
       std::find(kDtypes.begin(), kDtypes.end(), dtype.get<std::string>()) == kDtypes.end()) {
-    return "the harness record's dtype is not one of bf16, fp16, fp32, fp64, int32, int64, "
-           "uint8, bool";
+    std::string known;
+    for (const std::string_view d : kDtypes) known += (known.empty() ? "" : ", ") + std::string(d);
+    return "the harness record's dtype is not one of " + known;
   }
   if (!IsNumber(c.value("atol", nlohmann::json())) ||
       !IsNumber(c.value("rtol", nlohmann::json()))) {
