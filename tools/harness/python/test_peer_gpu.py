@@ -177,7 +177,7 @@ def check_document(out, mode, shapes):
             assert peer["problem"] == "", peer
             assert peer["speedup"] == pytest.approx(
                 peer["time_us"]["median"] / ours["time_us"]["median"])
-            assert 0 < peer["gbps"] < 4273 * 1.02 and peer["max_abs_error"] < 0.1
+            assert 0 < peer["gbps"] < 4273 * 1.05 and peer["max_abs_error"] < 0.1
         assert peers["host_heavy"]["host_us_per_call"] >= 200
         assert peers["wrong"]["problem"].startswith("incorrect (mismatch)")
     return {r["case"]: r for r in out["records"]}

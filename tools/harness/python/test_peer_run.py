@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peer_job import parse_job  # noqa: E402
 from peer_results import (Result, gbps, impossible_problem, make_result, speedup,  # noqa: E402
                           write_document)
+import peer_results  # noqa: E402
 import peer_timing  # noqa: E402
 from peer_run import run_cases  # noqa: E402
 from peer_timing import (Timing, host_fell_behind, input_set_count, percentile,  # noqa: E402
@@ -218,7 +219,7 @@ def test_impossible_speed_is_flagged(entries):
 
 def test_speed_and_physics_helpers():
     assert gbps(4e6, 2.0) == pytest.approx(2000.0) and gbps(0, 2.0) == 0 and gbps(1, 0) == 0
-    assert impossible_problem(4358, 4273) == "" and impossible_problem(4359, 4273) != ""
+    assert impossible_problem(4486, 4273) == "" and impossible_problem(4487, 4273) != ""
     assert impossible_problem(1e9, 0) == ""  # unknown peak: no check
     ours, peer = make_result("", 0, summarize([2.0]), 0, 0), make_result("", 0, summarize([3.0]), 0, 0)
     assert speedup(peer, ours) == 1.5
@@ -244,6 +245,7 @@ def harness_constant(relative_path, name):
     ("include/kbuild/harness/timing.h", "kHostAllowanceUs", peer_timing.HOST_ALLOWANCE_US),
     ("src/timing.cpp", "kGraphReplays", peer_timing.GRAPH_REPLAYS),
     ("src/benchmark.cpp", "kMaxInputSets", peer_timing.MAX_INPUT_SETS),
+    ("include/kbuild/harness/physics.h", "kImpossibleSlack", peer_results.IMPOSSIBLE_SLACK),
 ])
 def test_timing_constants_are_the_harness_ones(relative_path, name, ours):
     assert ours == harness_constant(relative_path, name)
