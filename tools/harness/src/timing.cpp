@@ -220,6 +220,12 @@ std::string DeviceName() {
 }
 
 Timing TimeLaunches(const Launch& launch, const TimingOptions& options) {
+  if (options.iterations < 1 || options.input_sets < 1) {
+    return Failed("iterations and input sets must be at least 1 (got " +
+                  std::to_string(options.iterations) + " and " +
+                  std::to_string(options.input_sets) +
+                  ")\nhint: set BenchSpec::iterations to a positive count");
+  }
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream().stream();
   for (int i = 0; i < options.warmup; ++i) launch(i % options.input_sets);
   if (std::string error = CudaErrorText(cudaDeviceSynchronize()); !error.empty())

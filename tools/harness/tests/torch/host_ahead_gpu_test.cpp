@@ -18,6 +18,17 @@
 namespace kb::harness {
 namespace {
 
+// Refused before any CUDA call, so it runs without a GPU: a spec with no timed
+// launch would divide the host time by zero.
+TEST(TimeLaunches, ZeroIterationsIsAnErrorNotANaN) {
+  int calls = 0;
+  const Timing t = TimeLaunches([&](int) { ++calls; }, {.warmup = 1, .iterations = 0});
+  EXPECT_EQ(calls, 0);
+  EXPECT_TRUE(t.samples_us.empty());
+  EXPECT_TRUE(t.error.starts_with("iterations and input sets must be at least 1 (got 0 and 1)"))
+      << t.error;
+}
+
 // The tiny kernel the timed launches run, and the host cost put around it.
 constexpr std::uint64_t kKernelNs = 5'000;
 constexpr double kHostSleepUs = 200;
