@@ -67,6 +67,11 @@ TEST(MessageText, WindowKeepsTheCaretOnTheSameCharacter) {
   EXPECT_EQ(w.text.substr(0, 3), "...");
   EXPECT_EQ(WindowAround("short", 2).text, "short");
   EXPECT_EQ(CutForMessage(std::string(300, 'z'), 10), "zzzzzzzzzz...");
+  // "é" is two bytes (C3 A9): a cut that would fall between them falls before the character.
+  EXPECT_EQ(CutForMessage("abc\xC3\xA9xyz", 4), "abc...");
+  EXPECT_EQ(CutForMessage("abc\xC3\xA9xyz", 5), "abc\xC3\xA9...");
+  // "€" is three bytes (E2 82 AC).
+  EXPECT_EQ(CutForMessage("a\xE2\x82\xACzz", 3), "a...");
 }
 
 TEST(HostileCompareFile, AFifoOrHugeBaselineIsBadUsageNamingWhy) {

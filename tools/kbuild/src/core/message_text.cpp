@@ -10,7 +10,12 @@ constexpr std::string_view kEllipsis = "...";
 
 std::string CutForMessage(std::string_view text, size_t max) {
   if (text.size() <= max) return std::string(text);
-  return std::string(text.substr(0, max)) + std::string(kEllipsis);
+  // Cut before a UTF-8 continuation byte's lead, never inside a character (at most 3 bytes back).
+  size_t cut = max;
+  for (int back = 0; back < 3 && cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80;
+       ++back)
+    --cut;
+  return std::string(text.substr(0, cut)) + std::string(kEllipsis);
 }
 
 std::string OneLine(std::string_view text, size_t max) {
