@@ -5,6 +5,7 @@ before anything runs, and every mistake is one line naming the file and the key.
 """
 
 import difflib
+import errno
 import hashlib
 import importlib.util
 import os
@@ -88,15 +89,30 @@ def validate_benchmarks(benchmarks, where):
     return entries
 
 
-def _check_file(path):
+def _read_file(path):
+    """The file's bytes, read through one descriptor opened without following a symbolic link
+    (nothing can be swapped in between a check and the read), bounded in size."""
     try:
-        info = os.lstat(path)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise PeersFileError(f"{path}: not a regular file (symbolic links are not "
+                                 "followed)") from None
         raise PeersFileError(f"{path}: cannot read it: {e.strerror}") from None
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
-        raise PeersFileError(f"{path}: not a regular file (symbolic links are not followed)")
-    if info.st_size > MAX_FILE_BYTES:
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise PeersFileError(f"{path}: not a regular file (symbolic links are not followed)")
+        chunks, size = [], 0
+        while size <= MAX_FILE_BYTES and (chunk := os.read(fd, MAX_FILE_BYTES + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+        data = b"".join(chunks)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:
         raise PeersFileError(f"{path}: {info.st_size} bytes, more than {MAX_FILE_BYTES}")
+    return data
 
 
 def _where_it_failed(path, error):
@@ -110,7 +126,7 @@ def _where_it_failed(path, error):
 def load_peers_file(path):
     """Imports the file under a private module name and returns its validated BENCHMARKS."""
     path = os.path.abspath(path)
-    _check_file(path)
+    source = _read_file(path)
     # Unique per path, so it cannot shadow or be shadowed by an installed module; it stays in
     # sys.modules because dataclasses, pickling and torch.compile look modules up there.
     name = "_kbuild_peers_" + hashlib.sha256(path.encode()).hexdigest()[:16]
@@ -123,7 +139,7 @@ def load_peers_file(path):
     # (templates share their peers that way).
     sys.path.insert(0, os.path.dirname(path))
     try:
-        spec.loader.exec_module(module)
+        exec(compile(source, path, "exec"), module.__dict__)  # noqa: S102 - the user's own file
     except (Exception, SystemExit) as e:  # noqa: BLE001 - the user's code
         sys.modules.pop(name, None)
         raise PeersFileError(f"{_where_it_failed(path, e)}: importing it raised "

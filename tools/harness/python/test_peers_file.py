@@ -140,3 +140,14 @@ def test_a_symbolic_link_a_missing_file_and_a_huge_file_are_refused(tmp_path, mo
     monkeypatch.setattr(peers_file, "MAX_FILE_BYTES", 4)
     with pytest.raises(PeersFileError, match=r"16 bytes, more than 4"):
         load_peers_file(real)
+
+
+def test_a_fifo_or_a_folder_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "peers.py"
+    os.mkfifo(fifo)  # opening it for reading would wait for a writer without O_NONBLOCK
+    with pytest.raises(PeersFileError, match="not a regular file"):
+        load_peers_file(str(fifo))
+    folder = tmp_path / "folder.py"
+    folder.mkdir()
+    with pytest.raises(PeersFileError, match="not a regular file|cannot read it"):
+        load_peers_file(str(folder))
