@@ -6,6 +6,7 @@
 #include "kbuild/harness/case.h"
 #include "kbuild/harness/device_compare.h"
 #include "kbuild/harness/results.h"
+#include "problem_text.h"
 
 namespace kb::harness {
 
@@ -13,17 +14,6 @@ namespace {
 
 PoisonPattern PoisonOf(const at::Tensor& t) {
   return PoisonFor(ToDType(t.scalar_type()), t.element_size());
-}
-
-std::string FirstLineOf(const char* text) {
-  const std::string s(text);
-  return s.substr(0, s.find('\n'));
-}
-
-std::string ShapeText(at::IntArrayRef shape) {
-  std::ostringstream out;
-  out << shape;
-  return out.str();
 }
 
 // Elements of `t` still holding the output poison (flat, row-major index).
@@ -116,7 +106,7 @@ ValueCheck CheckValues(const BenchSpec& spec, const OpHandle& op, const Args& ar
                             : spec.baselines.front().run(ArgCopies(args));
   } catch (const std::exception& e) {
     return fail(FailReason::kSpecError,
-                "the " + CheckedAgainst(spec) + " threw: " + FirstLineOf(e.what()) +
+                "the " + CheckedAgainst(spec) + " threw: " + FirstLine(e.what()) +
                     "\nhint: the reference gets float64 copies on the benchmark's device; "
                     "use device-agnostic ATen ops");
   }
@@ -133,7 +123,7 @@ ValueCheck CheckValues(const BenchSpec& spec, const OpHandle& op, const Args& ar
         compared.push_back({"return " + std::to_string(i), returns[i].toTensor()});
     }
   } catch (const std::exception& e) {
-    return fail(FailReason::kWrongRejection, "the op threw: " + FirstLineOf(e.what()));
+    return fail(FailReason::kWrongRejection, "the op threw: " + FirstLine(e.what()));
   }
   if (wanted.size() != compared.size()) {
     return fail(FailReason::kSpecError,
@@ -202,7 +192,7 @@ bool RecordValueCheck(const BenchSpec& spec, const OpHandle& op, const Case& c, 
     check = CheckValues(spec, op, args, roles, tolerance,
                         fresh_seed ? "after timing" : "before timing");
   } catch (const std::exception& e) {  // a CUDA error surfacing in the comparison
-    check.problem = "the value check failed: " + FirstLineOf(e.what());
+    check.problem = "the value check failed: " + FirstLine(e.what());
   }
   record->checked_against = CheckedAgainst(spec);
   record->check_max_abs_error = std::max(record->check_max_abs_error, check.worst.max_abs_error);

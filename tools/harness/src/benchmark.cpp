@@ -13,6 +13,7 @@
 #include "kbuild/harness/cuda_sync.h"
 #include "kbuild/harness/launch_record.h"
 #include "kbuild/harness/timing.h"
+#include "problem_text.h"
 #include "utility_kernels.h"
 
 namespace kb::harness {
@@ -64,8 +65,6 @@ void WriteDocument() {
                           .count();
   if (!WriteJsonFile(*path, doc, &error)) std::cerr << "kbuild harness: " << error << "\n";
 }
-
-std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 bool GraphMode(const BenchSpec& spec) {
   if (spec.graph) return *spec.graph;

@@ -5,6 +5,7 @@
 
 #include "bench_value_check.h"  // DeviceReferenceArgs, ArgRoles: one reference path
 #include "chunked_compare.h"
+#include "problem_text.h"
 #include "kbuild/harness/cuda_sync.h"
 
 namespace kb::harness {
@@ -25,8 +26,6 @@ bool SameBytes(const at::Tensor& a, const at::Tensor& b) {
   return a.nbytes() == b.nbytes() && std::memcmp(a.data_ptr(), b.data_ptr(), a.nbytes()) == 0;
 }
 
-std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
-
 std::string IndexText(std::int64_t flat, at::IntArrayRef shape) {
   std::vector<std::int64_t> index(shape.size());
   for (std::size_t d = shape.size(); d-- > 0;) {
@@ -36,12 +35,6 @@ std::string IndexText(std::int64_t flat, at::IntArrayRef shape) {
   }
   std::ostringstream out;
   out << at::IntArrayRef(index);
-  return out.str();
-}
-
-std::string ShapeText(at::IntArrayRef shape) {
-  std::ostringstream out;
-  out << shape;
   return out.str();
 }
 
