@@ -31,7 +31,9 @@
 # limits (and orders) the templates a mode builds, tests and benchmarks. Peer wheels stashed by this or an
 # earlier call (.whl/, .whl-a/, .whl-b/) are installed into /tmp/site first, so every
 # `kbuild bench` times the peers its project's benchmarks/peers.py lists. GPU_RUN_SMOKE=0 skips
-# the Python load+call steps; GPU_RUN_SELFTEST_FILTER passes --filter to the wrong-kernel suite.
+# the Python load+call steps; GPU_RUN_SELFTEST_FILTER passes --filter to the wrong-kernel suite;
+# GPU_RUN_SWEEP, GPU_RUN_SELFTESTS (the wrong kernels and isolation) and GPU_RUN_WORKER_TESTS
+# (the bench worker's pytest), each 0 or 1, override the mode's choice.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
@@ -72,6 +74,9 @@ case "$MODE" in
   --features) TESTS=0 BENCHES=0 SWEEP=0 PLAIN_SELFTEST=0 KBUILD_SELFTESTS=0 SANITIZE_PROOF=0
     PEERS=0 ONLY_TEMPLATE=rmsnorm WHEEL=0 ;;
 esac
+# Per-run overrides of a mode's choices, for a call that must fit one device budget.
+SWEEP="${GPU_RUN_SWEEP:-$SWEEP}" KBUILD_SELFTESTS="${GPU_RUN_SELFTESTS:-$KBUILD_SELFTESTS}"
+WORKER_TESTS="${GPU_RUN_WORKER_TESTS:-$KBUILD_SELFTESTS}"
 
 FINAL_OUT="${OUT:-$ROOT/gpu-out}"
 WORK="${KBUILD_GPU_WORK:-/tmp/kbuild-gpu}"
@@ -160,7 +165,7 @@ fi
   harness-selftest.log bash "$BAD/sanitize.sh" kbuild
 # kbuild bench's Python worker: its timing rules and value checks on a real GPU (they skip
 # without one).
-[[ $KBUILD_SELFTESTS == 1 ]] && step "bench worker tests (pytest, GPU)" bench-worker.log \
+[[ $WORKER_TESTS == 1 ]] && step "bench worker tests (pytest, GPU)" bench-worker.log \
   python3 -m pytest -q -rs "$ROOT/tools/harness/python"
 
 if [[ $TEMPLATES == 1 ]]; then
