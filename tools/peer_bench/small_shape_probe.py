@@ -10,7 +10,9 @@ shapes has a faster kernel or a faster launch.
 Usage (GPU machine, our rmsnorm project built there):
   ncu --profile-from-start off --clock-control none --csv \
       --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,\
-launch__registers_per_thread python3 tools/peer_bench/small_shape_probe.py /tmp/rmsnorm
+launch__registers_per_thread python3 tools/peer_bench/small_shape_probe.py /tmp/rmsnorm \
+      [ROWSxHIDDEN ...]
+(bf16; the default shapes are 1, 128 and 1024 rows of 4096 and 1024 of 2048.)
 
 Every implementation runs and is warmed up outside the profiled range, then
 once per shape inside it; the order is printed so the CSV rows can be read.
@@ -43,17 +45,23 @@ def print_compiled_kernel(x, w, eps):
                 print("  inductor:", line.strip()[:200])
 
 
+def parse_shape(text):
+    rows, hidden = text.lower().split("x")
+    return int(rows), int(hidden)
+
+
 def main():
     ours = variant_loader.load_variant(sys.argv[1])
+    shapes = tuple(parse_shape(a) for a in sys.argv[2:]) or SHAPES
     peers, errors = peer_mod.load_peers()
     for name, why in errors.items():
         print(f"peer {name} not run: {why}")
     eps = 1e-6
     calls = []  # (label, fn) in profiled order
-    for rows, hidden in SHAPES:
+    for rows, hidden in shapes:
         x = torch.randn(rows, hidden, device="cuda", dtype=torch.bfloat16)
         w = torch.randn(hidden, device="cuda", dtype=torch.bfloat16)
-        if (rows, hidden) == SHAPES[0]:
+        if (rows, hidden) == shapes[0]:
             print_compiled_kernel(x, w, eps)
         calls.append((f"ours {rows}x{hidden}", lambda x=x, w=w: ours.rms_norm(x, w, eps)))
         for name, make in peers.items():

@@ -32,8 +32,13 @@
 # earlier call (.whl/, .whl-a/, .whl-b/) are installed into /tmp/site first, so every
 # `kbuild bench` times the peers its project's benchmarks/peers.py lists. GPU_RUN_SMOKE=0 skips
 # the Python load+call steps; GPU_RUN_SELFTEST_FILTER passes --filter to the wrong-kernel suite;
-# GPU_RUN_SWEEP, GPU_RUN_SELFTESTS (the wrong kernels and isolation) and GPU_RUN_WORKER_TESTS
-# (the bench worker's pytest), each 0 or 1, override the mode's choice.
+# GPU_RUN_SWEEP, GPU_RUN_SELFTESTS (the wrong kernels and isolation), GPU_RUN_WORKER_TESTS
+# (the timing's GPU tests: the bench worker's pytest and the C++ host-kept-ahead tests),
+# GPU_RUN_TESTS (kbuild test per template), GPU_RUN_FEATURES (--sanitize, --graph, --compare on
+# small rmsnorm cases) and GPU_RUN_PROBE (kernels under ncu), each 0 or 1,
+# override the mode's choice; GPU_RUN_GRAPH_BENCH=1 adds `kbuild bench --graph` per template
+# (ours and the peers as CUDA-graph replays); GPU_RUN_PROBE_SHAPES (e.g. "128x4096 512x4096")
+# picks the probe's shapes.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
@@ -76,7 +81,9 @@ case "$MODE" in
 esac
 # Per-run overrides of a mode's choices, for a call that must fit one device budget.
 SWEEP="${GPU_RUN_SWEEP:-$SWEEP}" KBUILD_SELFTESTS="${GPU_RUN_SELFTESTS:-$KBUILD_SELFTESTS}"
-WORKER_TESTS="${GPU_RUN_WORKER_TESTS:-$KBUILD_SELFTESTS}"
+WORKER_TESTS="${GPU_RUN_WORKER_TESTS:-$KBUILD_SELFTESTS}" TESTS="${GPU_RUN_TESTS:-$TESTS}"
+PROBE="${GPU_RUN_PROBE:-$PROBE}" FEATURES="${GPU_RUN_FEATURES:-$FEATURES}"
+GRAPH_BENCH="${GPU_RUN_GRAPH_BENCH:-0}"
 
 FINAL_OUT="${OUT:-$ROOT/gpu-out}"
 WORK="${KBUILD_GPU_WORK:-/tmp/kbuild-gpu}"
@@ -167,6 +174,12 @@ fi
 # without one).
 [[ $WORKER_TESTS == 1 ]] && step "bench worker tests (pytest, GPU)" bench-worker.log \
   python3 -m pytest -q -rs "$ROOT/tools/harness/python"
+# The C++ side of the same rules (tools/harness/tests/torch/host_ahead_gpu_test.cpp).
+[[ $WORKER_TESTS == 1 ]] && step "host kept ahead: C++ timing tests (GPU)" bench-worker.log \
+  bash -c "cmake -S '$ROOT' -B '$WORK/test-build' -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DKBUILD_BUILD_TESTS=ON > /dev/null && cmake --build '$WORK/test-build' \
+    --target kbuild_harness_torch_tests && \
+    '$WORK/test-build/tools/harness/kbuild_harness_torch_tests' --gtest_filter='HostAhead*'"
 
 if [[ $TEMPLATES == 1 ]]; then
   template_dirs=("$ROOT"/templates/*/)
@@ -186,6 +199,10 @@ if [[ $TEMPLATES == 1 ]]; then
     if [[ $BENCHES == 1 ]]; then
       step "$t: kbuild bench" "$t.log" kbuild -C "$proj" bench
       for ext in md json svg; do cp "$proj/results/latest.$ext" "$OUT/bench-$t.$ext" 2>/dev/null; done
+      if [[ $GRAPH_BENCH == 1 ]]; then
+        step "$t: kbuild bench --graph" "$t.log" kbuild -C "$proj" bench --graph
+        for ext in md json; do cp "$proj/results/latest.$ext" "$OUT/bench-$t-graph.$ext" 2>/dev/null; done
+      fi
     fi
   done
 fi
@@ -269,10 +286,13 @@ fi
 if [[ $PROBE == 1 ]] && { [[ $DRY == 1 ]] || command -v ncu >/dev/null; }; then
   metrics="gpu__time_duration.sum,launch__grid_size,launch__block_size"
   metrics+=",launch__registers_per_thread,dram__bytes_read.sum"
+  # Where each kernel's warps wait (WarpStateStats: long scoreboard = memory, barrier, no
+  # instruction = instruction fetch) and what it executes, beside the durations.
   step "small-shape kernels under ncu (ours vs peers)" probe.log bash -c "ncu \
     --profile-from-start off --clock-control none --csv --metrics $metrics \
+    --section WarpStateStats --section InstructionStats --section SpeedOfLight \
     python3 '$ROOT/tools/peer_bench/small_shape_probe.py' '$WORK/proj-rmsnorm' \
-    > '$OUT/ncu-small-shapes.csv' && if [[ -x '$WORK/sweep' ]]; then for s in 1x4096 128x4096; \
+    ${GPU_RUN_PROBE_SHAPES:-} > '$OUT/ncu-small-shapes.csv' && if [[ -x '$WORK/sweep' ]]; then for s in 1x4096 128x4096; \
     do ncu --clock-control none --kernel-name regex:'RmsNorm|CandidateKernel' --csv --metrics $metrics \
     '$WORK/sweep' \$s \
     > '$OUT/ncu-sweep-'\$s.csv || exit 1; done; fi"

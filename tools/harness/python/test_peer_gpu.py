@@ -95,6 +95,22 @@ def test_a_host_slower_than_its_pilot_is_reported():
     assert timing.problem.startswith("the host fell behind the GPU"), timing
 
 
+def test_one_stall_of_the_host_retimes_its_chunk_instead_of_refusing():
+    warmup, iterations = 2, 20
+    calls = [0]
+
+    def stalls_once(_):
+        calls[0] += 1
+        if calls[0] == warmup + 2 * iterations + 5:  # the fifth call of the timed loop
+            busy_wait_us(3000)
+        gpu_sleep_us(2)
+
+    timing = time_calls(stalls_once, warmup=warmup, iterations=iterations)
+    assert timing.problem == "", timing
+    assert calls[0] == warmup + 3 * iterations + iterations  # the chunk ran twice
+    assert timing.median < 30, timing
+
+
 def test_graph_mode_times_replays_and_names_what_cannot_be_captured():
     x = torch.randn(1 << 20, device="cuda")
     timing = time_calls(lambda _: x.mul_(1.0), warmup=3, iterations=20, graph=True)

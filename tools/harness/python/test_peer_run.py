@@ -241,6 +241,7 @@ def harness_constant(relative_path, name):
     ("include/kbuild/harness/host_ahead.h", "kPilotSpinUsPerCall",
      peer_timing.PILOT_SPIN_US_PER_CALL),
     ("include/kbuild/harness/host_ahead.h", "kIterationsPerSpin", peer_timing.ITERATIONS_PER_SPIN),
+    ("include/kbuild/harness/host_ahead.h", "kChunkAttempts", peer_timing.CHUNK_ATTEMPTS),
     ("include/kbuild/harness/timing.h", "kHostOverEventLimit", peer_timing.HOST_OVER_EVENT_LIMIT),
     ("include/kbuild/harness/timing.h", "kHostAllowanceUs", peer_timing.HOST_ALLOWANCE_US),
     ("src/timing.cpp", "kGraphReplays", peer_timing.GRAPH_REPLAYS),
@@ -285,8 +286,22 @@ def test_a_busy_gpu_keeps_a_host_ahead_that_enqueues_past_the_spin():
     assert host_fell_behind([], [], 50) == ""
 
 
+def test_a_retried_chunk_spins_twice_as_long_each_attempt_up_to_the_cap():
+    assert [peer_timing.retry_lead_us(846.3, k) for k in range(3)] == [846.3, 1692.6, 3385.2]
+    assert peer_timing.retry_lead_us(300_000.0, 1) == peer_timing.SPIN_CAP_US
+
+
 def test_a_call_enqueued_after_the_gpu_reached_it_is_refused():
     problem = host_fell_behind([10, 260.5, 300], [50, 250.25, 400], 50)
     assert problem.startswith("the host fell behind the GPU: timed call 2 of 3 was enqueued "
                               "260.5 us after the chunk's 50.0 us spin began, but the GPU "
                               "reached its start event at 250.2 us"), problem
+
+
+def test_an_exception_text_loses_its_terminal_colours():
+    from peer_text import describe_exception
+    # As the CuTe DSL raised it on the H200 (2026-12-01).
+    error = RuntimeError(" \x1b[91m \x1b[1merror[INTERNAL]: \x1b[0m The compiler could not build "
+                         "valid IR for this code.\nmore")
+    assert describe_exception(error) == ("RuntimeError: error[INTERNAL]:  The compiler could not "
+                                         "build valid IR for this code.")

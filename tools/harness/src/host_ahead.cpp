@@ -1,12 +1,17 @@
 #include "kbuild/harness/host_ahead.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace kb::harness {
 
 double LeadUs(int calls, double host_us_per_iteration) {
   return std::min(kLeadFactor * calls * host_us_per_iteration + kLeadAllowanceUs, kMaxLeadUs);
+}
+
+double RetryLeadUs(double lead_us, int attempt) {
+  return std::min(std::ldexp(lead_us, attempt), kMaxLeadUs);
 }
 
 double PilotSpinUs(int calls) { return std::min(calls * kPilotSpinUsPerCall, kMaxLeadUs); }

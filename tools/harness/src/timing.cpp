@@ -156,19 +156,22 @@ Timing TimeEager(const Launch& launch, const TimingOptions& options, cudaStream_
   if (!timing.error.empty()) return timing;
   for (int first = 0; first < n; first += kIterationsPerSpin) {
     const int count = std::min(kIterationsPerSpin, n - first);
-    const double lead_us = LeadUs(count, us_per_iteration);
-    // The host's origin precedes the GPU's (the event is enqueued after it), so a
-    // late call can only look later than it was.
-    chunk_origin = Clock::now();
-    cudaEventRecord(spin_began[0], stream);
-    const Enqueued chunk = BehindSpin(lead_us, first, count, timed_iteration, stream);
-    if (!(timing.error = chunk.error).empty()) return timing;
-    std::vector<double> enqueued, reached;
-    for (int i = first; i < first + count; ++i) {
-      enqueued.push_back(call_enqueued_us[i]);
-      reached.push_back(ElapsedUs(spin_began[0], events[2 * i]));
+    for (int attempt = 0; attempt < kChunkAttempts; ++attempt) {
+      const double lead_us = RetryLeadUs(LeadUs(count, us_per_iteration), attempt);
+      // The host's origin precedes the GPU's (the event is enqueued after it), so a
+      // late call can only look later than it was.
+      chunk_origin = Clock::now();
+      cudaEventRecord(spin_began[0], stream);
+      const Enqueued chunk = BehindSpin(lead_us, first, count, timed_iteration, stream);
+      if (!(timing.error = chunk.error).empty()) return timing;
+      std::vector<double> enqueued, reached;
+      for (int i = first; i < first + count; ++i) {
+        enqueued.push_back(call_enqueued_us[i]);
+        reached.push_back(ElapsedUs(spin_began[0], events[2 * i]));
+      }
+      timing.error = HostFellBehindProblem(enqueued, reached, lead_us);
+      if (timing.error.empty()) break;  // this attempt's samples stand
     }
-    timing.error = HostFellBehindProblem(enqueued, reached, lead_us);
     if (!timing.error.empty()) return timing;
   }
   for (int i = 0; i < n; ++i) timing.samples_us.push_back(events.ElapsedUs(2 * i, 2 * i + 1));

@@ -20,6 +20,14 @@ TEST(HostAhead, AChunkOfIterationsFitsTheStreamsQueue) {
   EXPECT_GE(kMaxOperationsPerCall, 16) << "an eager composite of ATen ops must fit";
 }
 
+TEST(HostAhead, ARetriedChunkSpinsTwiceAsLongEachAttemptUpToTheCap) {
+  EXPECT_DOUBLE_EQ(RetryLeadUs(846.3, 0), 846.3);
+  EXPECT_DOUBLE_EQ(RetryLeadUs(846.3, 1), 2 * 846.3);
+  EXPECT_DOUBLE_EQ(RetryLeadUs(846.3, 2), 4 * 846.3);
+  EXPECT_DOUBLE_EQ(RetryLeadUs(300'000, 1), 500'000);
+  EXPECT_GE(kChunkAttempts, 2) << "one stall of the host must not refuse a timing";
+}
+
 TEST(HostAhead, LeadAndPilotSpinAreCappedAtHalfASecond) {
   EXPECT_DOUBLE_EQ(LeadUs(100, 10'000), 500'000);
   EXPECT_DOUBLE_EQ(PilotSpinUs(32), 3'200);

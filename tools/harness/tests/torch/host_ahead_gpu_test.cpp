@@ -114,13 +114,29 @@ TEST_F(HostAheadOnGpu, HostSlowingDownAfterThePilotIsRefused) {
     LaunchTinyKernel();
   };
   const Timing t = TimeLaunches(slows_down, kOptions);
-  EXPECT_EQ(calls, kFastCalls + kIterationsPerSpin)
-      << "warm-up, pilot, the first chunk of the timed loop: the order this test assumes";
+  EXPECT_EQ(calls, kFastCalls + kChunkAttempts * kIterationsPerSpin)
+      << "warm-up, pilot, each attempt at the first chunk: the order this test assumes";
   EXPECT_TRUE(t.error.starts_with("the host fell behind the GPU: timed call "))
       << t.error;
   EXPECT_TRUE(t.samples_us.empty()) << "a number that includes host time is not published";
   EXPECT_GT(t.host_us_per_call, 0);
   EXPECT_LT(t.host_us_per_call, kHostSleepUs) << "the pilot's calls were fast";
+}
+
+TEST_F(HostAheadOnGpu, OneStallOfTheHostRetimesItsChunkInsteadOfRefusing) {
+  constexpr TimingOptions kOptions{.warmup = 3, .iterations = 50};
+  constexpr int kFastCalls = kOptions.warmup + 2 * kIterationsPerSpin;
+  int calls = 0;
+  const Launch stalls_once = [&](int) {
+    if (++calls == kFastCalls + 5) HostBusyWaitUs(3000);  // the timed loop's fifth call
+    LaunchTinyKernel();
+  };
+  const Timing t = TimeLaunches(stalls_once, kOptions);
+  ASSERT_EQ(t.error, "");
+  EXPECT_EQ(calls, kFastCalls + kIterationsPerSpin + kOptions.iterations)
+      << "the first chunk ran twice, the rest once";
+  EXPECT_EQ(t.samples_us.size(), 50u);
+  EXPECT_LT(Summarize(t.samples_us).median, kMaxSampleUs);
 }
 
 TEST_F(HostAheadOnGpu, MoreOperationsThanAStreamHoldsStayAhead) {

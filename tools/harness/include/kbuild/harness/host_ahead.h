@@ -11,7 +11,10 @@
 // have finished enqueuing its launches before the GPU reached its start event
 // (the GPU keeps the host ahead by its own work too: the flush and earlier
 // calls). A call that was late may include GPU time spent waiting for the
-// host: the timing is refused (HostFellBehindProblem) rather than published.
+// host: its chunk is timed again behind a spin twice as long (a host stall,
+// e.g. a page fault or another process, is rare and short), and after
+// kChunkAttempts late attempts the timing is refused (HostFellBehindProblem)
+// rather than published.
 #pragma once
 
 #include <string>
@@ -37,9 +40,17 @@ inline constexpr int kQueueOperations = 1021;
 inline constexpr int kIterationsPerSpin = 32;
 inline constexpr int kMaxOperationsPerCall = kQueueOperations / kIterationsPerSpin - 3;
 
+// Attempts at one chunk before a late call refuses the timing; attempt k
+// (from 0) spins RetryLeadUs(lead, k).
+inline constexpr int kChunkAttempts = 3;
+
 // Spin before a chunk of `calls` timed iterations: kLeadFactor x calls x the
 // pilot's host time per iteration + kLeadAllowanceUs, at most kMaxLeadUs.
 double LeadUs(int calls, double host_us_per_iteration);
+
+// The lead of attempt `attempt` (from 0) at a chunk whose first lead was
+// `lead_us`: doubled per attempt, at most kMaxLeadUs.
+double RetryLeadUs(double lead_us, int attempt);
 
 // Spin before the pilot's `calls`: calls x kPilotSpinUsPerCall, at most kMaxLeadUs.
 double PilotSpinUs(int calls);
