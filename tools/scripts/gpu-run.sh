@@ -177,7 +177,8 @@ fi
 # The C++ side of the same rules (tools/harness/tests/torch/host_ahead_gpu_test.cpp).
 [[ $WORKER_TESTS == 1 ]] && step "host kept ahead: C++ timing tests (GPU)" bench-worker.log \
   bash -c "cmake -S '$ROOT' -B '$WORK/test-build' -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DKBUILD_BUILD_TESTS=ON > /dev/null && cmake --build '$WORK/test-build' \
+    -DKBUILD_BUILD_TESTS=ON -DKBUILD_TORCH_DIR=\"\$(python3 -c 'import os, torch; \
+    print(os.path.dirname(torch.__file__))')\" > /dev/null && cmake --build '$WORK/test-build' \
     --target kbuild_harness_torch_tests && \
     '$WORK/test-build/tools/harness/kbuild_harness_torch_tests' --gtest_filter='HostAhead*'"
 
