@@ -52,12 +52,12 @@ cudaError_t LaunchHeadRmsNorm(void* y, const void* x, const void* weight,
   const VectorAccess x_access{x, x_row_stride, elem};
   const VectorAccess y_access{y, y_row_stride, elem};
   const VectorAccess w_access{weight, 0, DTypeSize(weight_dtype)};
-  NormLaunch l;
+  RowLaunch l;
   const cudaError_t planned =
-      PlanNormLaunch(rows, head_dim, elem, {x_access, y_access}, w_access, &l);
+      PlanRowLaunch(rows, head_dim, elem, {x_access, y_access}, w_access, &l);
   if (planned != cudaSuccess) return planned;
 
-  return DispatchNorm(
+  return DispatchRowOp(
       x_dtype, weight_dtype, l.access,
       [&](auto xt, auto wt, auto vc, auto split) {
         using T = typename decltype(xt)::type;

@@ -96,13 +96,13 @@ cudaError_t LaunchRmsNorm(void* y, const void* x, const void* weight,
   const VectorAccess x_access{x, x_row_stride, elem};
   const VectorAccess y_access{y, y_row_stride, elem};
   const VectorAccess w_access{weight, 0, DTypeSize(weight_dtype)};
-  NormLaunch l;
+  RowLaunch l;
   const cudaError_t planned =
-      PlanNormLaunch(rows, hidden, elem, {x_access, y_access}, w_access, &l);
+      PlanRowLaunch(rows, hidden, elem, {x_access, y_access}, w_access, &l);
   if (planned != cudaSuccess) return planned;
   const int row_elems = static_cast<int>(hidden);  // <= 2^30: checked above
 
-  return DispatchNorm(
+  return DispatchRowOp(
       x_dtype, weight_dtype, l.access,
       [&](auto xt, auto wt, auto vc, auto split) {
         using T = typename decltype(xt)::type;

@@ -1,1 +1,1 @@
-../../../rmsnorm/{{python_name}}_cuda/common/overlap.cuh
+../../../library/overlap.cuh

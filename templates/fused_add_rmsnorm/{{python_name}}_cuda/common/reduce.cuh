@@ -1,1 +1,1 @@
-../../../rmsnorm/{{python_name}}_cuda/common/reduce.cuh
+../../../library/reduce.cuh

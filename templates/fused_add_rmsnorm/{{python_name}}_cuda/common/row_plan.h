@@ -1,1 +1,1 @@
-../../../rmsnorm/{{python_name}}_cuda/common/row_plan.h
+../../../library/row_plan.h

@@ -1,1 +1,1 @@
-../../../rmsnorm/{{python_name}}_cuda/common/row_span.cuh
+../../../library/row_span.cuh

@@ -1,1 +1,1 @@
-../../../rmsnorm/{{python_name}}_cuda/common/dtype.h
+../../../library/dtype.h

@@ -1,1 +1,1 @@
-../../../rmsnorm/{{python_name}}_cuda/common/launch.cuh
+../../../library/launch.cuh

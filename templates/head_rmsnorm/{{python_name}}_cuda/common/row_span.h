@@ -1,1 +1,1 @@
-../../../rmsnorm/{{python_name}}_cuda/common/row_span.h
+../../../library/row_span.h

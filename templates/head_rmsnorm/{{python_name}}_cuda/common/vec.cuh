@@ -1,1 +1,1 @@
-../../../rmsnorm/{{python_name}}_cuda/common/vec.cuh
+../../../library/vec.cuh
