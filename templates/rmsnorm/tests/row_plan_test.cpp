@@ -24,17 +24,21 @@ using kernels_common::ShapeOf;
 constexpr int kSms = 132;  // H200
 constexpr int kThreadsPerSm = 2048;
 
-void ExpectEveryRowAndVectorCovered(int64_t rows, int64_t nv) {
-  const RowPlan p = PlanRows(rows, nv, kSms, kThreadsPerSm);
+void ExpectEveryRowAndVectorCovered(int64_t rows, int64_t nv,
+                                    int max_vecs = kernels_common::kDefaultRowVecs) {
+  const RowPlan p = PlanRows(rows, nv, kSms, kThreadsPerSm, max_vecs);
   const RowShape s = ShapeOf(p.path);
-  SCOPED_TRACE("rows " + std::to_string(rows) + ", vectors per row " + std::to_string(nv));
+  SCOPED_TRACE("rows " + std::to_string(rows) + ", vectors per row " + std::to_string(nv) +
+               ", budget " + std::to_string(max_vecs));
+  EXPECT_LE(s.vecs, max_vecs) << "a thread holds more than the op's register budget";
   EXPECT_EQ(p.threads % kWarpSize, 0);
   EXPECT_GE(p.threads, kWarpSize);
   EXPECT_LE(p.threads, kMaxBlockThreads);
   if (s.group == kWholeBlock) {
     EXPECT_EQ(p.blocks, rows);
     if (s.vecs == 0) {
-      EXPECT_GT(nv, kMaxRegisterRowVecs) << "two passes for a row registers hold";
+      EXPECT_GT(nv, kernels_common::MaxRegisterRowVecs(max_vecs))
+          << "two passes for a row registers hold";
     } else {
       EXPECT_GE(int64_t{p.threads} * s.vecs, nv);
     }
@@ -55,6 +59,23 @@ TEST(RowPlan, EveryRowAndVectorHasAThread) {
       ExpectEveryRowAndVectorCovered(rows, nv);
     }
   }
+}
+
+// An op that holds more per element (two inputs, a running state) plans with
+// a smaller budget: no thread holds more vectors than it, and rows longer
+// than budget x 512 threads take the two-pass path.
+TEST(RowPlan, EveryRowAndVectorHasAThreadWithinEachBudget) {
+  for (int max_vecs : {2, 4}) {
+    for (int64_t rows : {int64_t{1}, int64_t{4099}, int64_t{1} << 31}) {
+      for (int64_t nv = 1; nv <= kMaxRegisterRowVecs + 2; nv += (nv < 160 ? 1 : 97)) {
+        ExpectEveryRowAndVectorCovered(rows, nv, max_vecs);
+      }
+    }
+  }
+  EXPECT_EQ(ShapeOf(PlanRows(4096, 2048, kSms, kThreadsPerSm, 4).path).vecs, 4);
+  EXPECT_EQ(ShapeOf(PlanRows(4096, 2049, kSms, kThreadsPerSm, 4).path).vecs, 0);
+  EXPECT_EQ(ShapeOf(PlanRows(4096, 1025, kSms, kThreadsPerSm, 2).path).vecs, 0);
+  EXPECT_EQ(ShapeOf(PlanRows(4096, 100, kSms, kThreadsPerSm, 2).path).vecs, 2);
 }
 
 // Rows of up to 32 vectors take the smallest group of lanes that gives each
