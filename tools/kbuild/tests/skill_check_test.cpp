@@ -179,6 +179,44 @@ TEST(SkillCodeBlocks, TorchBlocksGetTorchIncludesOrAnEnvironmentFinding) {
   EXPECT_EQ(runner.calls.size(), 1u);
 }
 
+TEST(SkillCodeBlocks, BlocksIncludeTheKernelLibraryAsAProjectDoes) {
+  MemoryFileSystem fs;
+  ASSERT_TRUE(fs.Write("/home/templates/library/reduce.cuh", "// sums\n").ok());
+  ASSERT_TRUE(fs.Write("/home/templates/library/README.md", "# library\n").ok());
+  ASSERT_TRUE(fs.Write("/home/templates/library/old/x.cuh", "// not staged\n").ok());
+  auto setup = FakeToolchain();
+  ASSERT_TRUE(StageKernelLibrary(fs, "/home", setup).ok());
+  EXPECT_EQ(setup.library_include, "/work/include");
+  EXPECT_EQ(*fs.Read("/work/include/common/reduce.cuh"), "// sums\n");
+  EXPECT_FALSE(fs.Exists("/work/include/common/README.md"));
+  EXPECT_FALSE(fs.Exists("/work/include/common/old/x.cuh"));
+
+  FakeProcessRunner runner([](const std::vector<std::string>&, const RunOptions&) {
+    ProcessResult r;
+    r.exit_code = 0;
+    return r;
+  });
+  setup.cache_dir = "/cache";
+  CodeBlock block{"cuda", "#include \"common/reduce.cuh\"\n", 1, false};
+  ASSERT_FALSE(CompileCodeBlock(fs, runner, setup, block, SourceText("a.md", "")));
+  ASSERT_EQ(runner.calls.size(), 1u);
+  EXPECT_EQ(runner.calls[0].back(), "-I/work/include");
+  // A changed library compiles the block again; an unchanged one does not.
+  ASSERT_FALSE(CompileCodeBlock(fs, runner, setup, block, SourceText("a.md", "")));
+  EXPECT_EQ(runner.calls.size(), 1u);
+  ASSERT_TRUE(fs.Write("/home/templates/library/reduce.cuh", "// sums, maxima\n").ok());
+  ASSERT_TRUE(StageKernelLibrary(fs, "/home", setup).ok());
+  ASSERT_FALSE(CompileCodeBlock(fs, runner, setup, block, SourceText("a.md", "")));
+  EXPECT_EQ(runner.calls.size(), 2u);
+}
+
+TEST(SkillCodeBlocks, NoLibraryFolderStagesNothing) {
+  MemoryFileSystem fs;
+  auto setup = FakeToolchain();
+  ASSERT_TRUE(StageKernelLibrary(fs, "/home", setup).ok());
+  EXPECT_TRUE(setup.library_include.empty());
+}
+
 TEST(SkillCheck, WholePackOnAMemoryFileSystem) {
   MemoryFileSystem fs;
   ASSERT_TRUE(fs.Write("/home/skills/cuda-kernels/SKILL.md",

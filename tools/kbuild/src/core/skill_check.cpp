@@ -288,13 +288,16 @@ std::optional<Error> CompileCodeBlock(FileSystem& fs, ProcessRunner& runner,
     argv = {setup.cxx.string(), "-std=c++17", "-fsyntax-only",
             "-I" + setup.cuda_include.string(), source.string()};
   }
+  if (!setup.library_include.empty()) {
+    argv.push_back("-I" + setup.library_include.string());
+  }
   if (torch) {
     argv.push_back("-I" + (*setup.torch_dir / "include").string());
     argv.push_back(
         "-I" + (*setup.torch_dir / "include/torch/csrc/api/include").string());
   }
   // Blocks that compiled once with the same command need no second compile.
-  std::string key;
+  std::string key = setup.library_digest + "\n";
   for (const auto& a : argv) key += a + "\n";
   const fs::path stamp = setup.cache_dir.empty()
                              ? fs::path()
@@ -336,11 +339,36 @@ std::optional<Error> CompileCodeBlock(FileSystem& fs, ProcessRunner& runner,
   return e;
 }
 
+Status StageKernelLibrary(FileSystem& fs, const fs::path& home,
+                          CodeCompileSetup& setup) {
+  const fs::path library = home / "templates" / "library";
+  if (!fs.IsDirectory(library)) return {};
+  const fs::path include = setup.work_dir / "include";
+  std::string contents;
+  for (const fs::path& relative : fs.ListFilesRecursive(library)) {
+    const std::string ext = relative.extension().string();
+    if (relative.has_parent_path() || (ext != ".h" && ext != ".cuh")) continue;
+    auto text = fs.ReadAtMost(library / relative, kMaxConfigBytes);
+    if (!text) return text.error();
+    if (auto s = fs.Write(include / "common" / relative, *text); !s) return s;
+    contents += relative.generic_string() + "\n" + Sha256Hex(*text) + "\n";
+  }
+  setup.library_include = include;
+  setup.library_digest = Sha256Hex(contents);
+  return {};
+}
+
 Expected<SkillCheckResult> CheckSkillPack(
     FileSystem& fs, ProcessRunner& runner, const SkillCheckOptions& options,
     const CommandLineValidator& validate) {
   auto pack = ListSkillPack(fs, options.home);
   if (!pack) return pack.error();
+  CodeCompileSetup setup = options.compile_setup;
+  if (options.compile) {
+    if (Status staged = StageKernelLibrary(fs, options.home, setup); !staged) {
+      return staged.error();
+    }
+  }
   std::vector<fs::path> pack_files;
   for (const auto& f : *pack) pack_files.push_back(f.relative);
 
@@ -394,8 +422,7 @@ Expected<SkillCheckResult> CheckSkillPack(
         continue;
       }
       if (!options.compile) continue;
-      if (auto problem = CompileCodeBlock(fs, runner, options.compile_setup,
-                                          block, source)) {
+      if (auto problem = CompileCodeBlock(fs, runner, setup, block, source)) {
         result.problems.push_back(*problem);
       } else {
         ++result.compiled;

@@ -65,7 +65,19 @@ struct CodeCompileSetup {
   std::filesystem::path work_dir;    // scratch folder for sources and objects
   std::filesystem::path
       cache_dir;  // remembers blocks that compiled; empty = no cache
+  // Set by CheckSkillPack: a folder under work_dir holding common/ with the
+  // kernel library's headers (templates/library), so a block includes
+  // "common/reduce.cuh" as a project does; and a digest of those headers,
+  // so a changed library compiles every block again.
+  std::filesystem::path library_include;
+  std::string library_digest;
 };
+
+// Copies the kernel library (home/templates/library/*.h, *.cuh) into
+// setup.work_dir/include/common/ and sets library_include and
+// library_digest. No library folder: nothing is set.
+Status StageKernelLibrary(FileSystem& fs, const std::filesystem::path& home,
+                          CodeCompileSetup& setup);
 
 // True for ```cpp / ```c++ / ```cuda ... blocks, which must compile.
 bool IsCompiledLanguage(const std::string& language);
