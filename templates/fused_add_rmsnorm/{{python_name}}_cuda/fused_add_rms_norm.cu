@@ -22,14 +22,9 @@
 // (common/overlap.cuh): each kernel waits for the previous one before it
 // touches memory.
 //
-// measured (H200, 2026-11-30, torch 2.11.0+cu130, CUDA 13.0; do_bench median, L2 flushed):
-//   bf16 8192x4096 70.2 us = 3822 GB/s (90% of the 4250 GB/s copy), 1.38x add_ + F.rms_norm;
-//   2048x4096 21.9 us (72%); 128x4096 6.0 us (launch-bound), 2.20x.
-//   Short rows (H200, 2026-12-01, CUDA events, L2 flushed, median of 60): bf16 [27030*24, 128]
-//   163.3 us (95%; 244.0 us with a warp per row before), [8192*16, 64] 21.7 us (72%; 50.7 us);
-//   torch.compile of add + F.rms_norm 160.8 / 21.6 us, Liger's fused op 397.1 / 84.1 us.
-//   Odd rows before the split (H200, 2026-12-01, kbuild bench): 4096x2047 bf16 47.42 us (33.9%;
-//   2-byte accesses), Liger 28.93 us, torch.compile 30.77 us. With the split: not measured yet.
+// measured (H200, 2026-12-01, torch 2.11.0+cu130, CUDA 13.0, kbuild bench): bf16 8192x4096
+//   69.6 us (91.7% of copy); geomean 1.02x the best of torch.compile / Liger / QuACK over 10
+//   cases (results/h200-2026-12-01-peers, docs/rmsnorm.md).
 
 #include "common/launch.cuh"
 #include "common/overlap.cuh"

@@ -20,9 +20,9 @@
 // per row, beyond that a block per row. Launched overlapped
 // (common/overlap.cuh), as rms_norm.
 //
-// measured (H200, 2026-11-30, torch 2.11.0+cu130, CUDA 13.0; do_bench median, L2 flushed):
-//   bf16 [27030*24, 128] 84.9 us = 3911 GB/s (92% of the 4250 GB/s copy), 4.7x F.rms_norm;
-//   [4096*32, 128] 22.4 us (70%); [8192*16, 64] 14.4 us (55%), 5.9x F.rms_norm.
+// measured (H200, 2026-12-01, torch 2.11.0+cu130, CUDA 13.0, kbuild bench): bf16
+//   [27030*24, 128] 85.3 us (92.5% of copy), 0.98x QuACK; 0.87-0.97x the best peer on the
+//   other shapes (results/h200-2026-12-01-peers, docs/rmsnorm.md).
 
 #include "common/launch.cuh"
 #include "common/overlap.cuh"

@@ -19,16 +19,9 @@
 // previous one before it touches memory. Launch shapes measured and
 // rejected: docs/rmsnorm.md.
 //
-// measured (H200, 2026-11-30, torch 2.11.0+cu130, CUDA 13.0; kbuild bench, L2 flushed, median):
-//   bf16 32768x4096 133.4 us = 4023 GB/s (95.2% of the 4226 GB/s copy); 32768x8192 260.3 us
-//   (97.6%); 8192x4096 38.1 us (83.4%); 2048x4096 13.9 us (57.1%); 128x4096 5.5 us (launch-bound).
-//   vs at::rms_norm 1.12-2.09x (geomean 1.29x over 28 cases, bf16 + fp16).
-//   kbuild bench --graph: 1x4096 1.26 us, 128x4096 1.95 us, 512x4096 3.13 us per call.
-//   Short rows (H200, 2026-12-01, CUDA events, L2 flushed, median of 60): bf16 [27030*24, 128]
-//   84.5 us (92%; 185.9 us with a warp per row before), [8192*16, 64] 13.7 us (57%; 40.6 us);
-//   torch.compile 84.1 / 13.3 us, Liger 83.6 / 13.5 us.
-//   Odd rows before the split (H200, 2026-12-01, kbuild bench): 4096x2047 bf16 21.76 us (36.9%;
-//   2-byte accesses), torch.compile 19.07 us. With the split: not measured yet.
+// measured (H200, 2026-12-01, torch 2.11.0+cu130, CUDA 13.0, kbuild bench): bf16 32768x4096
+//   134.8 us (94.7% of copy), 0.99x-1.27x the best of torch.compile / Liger / QuACK from 2048
+//   rows up, 0.90-0.95x at 128-1024 rows (results/h200-2026-12-01-peers, docs/rmsnorm.md).
 
 #include "common/launch.cuh"
 #include "common/overlap.cuh"
