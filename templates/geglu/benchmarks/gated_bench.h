@@ -1,0 +1,1 @@
+../../swiglu/benchmarks/gated_bench.h

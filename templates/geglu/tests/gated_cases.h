@@ -1,0 +1,1 @@
+../../swiglu/tests/gated_cases.h

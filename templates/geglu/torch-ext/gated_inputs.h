@@ -1,0 +1,1 @@
+../../swiglu/torch-ext/gated_inputs.h

@@ -1,0 +1,1 @@
+../../../swiglu/{{python_name}}_cuda/common/gated_act.cuh

@@ -1,0 +1,150 @@
+// Elementwise ops over rows: out[r, j] = f(in1[r, j], in2[r, j], ...) for
+// `rows` rows of `cols` elements, each tensor with its own row stride
+// (contiguous within a row). A memory-bound op moves every byte once, so the
+// launch is one shape for all of them: 256-thread blocks, grid-stride over
+// (row, vector) units, a grid of at most kElementwiseWaves waves of resident
+// blocks (more blocks would only queue; fewer leave bandwidth idle).
+//
+// How a row is read (ChooseRowAccess, row_span.h): whole 16-byte vectors when
+// every row of every tensor starts on a 16-byte boundary and cols divides;
+// else, when the tensors split alike (RowsSplitAlike: each row at the same
+// distance from a boundary in every tensor, as gate, up and out of one odd
+// width), a split: a scalar head, a body of 16-byte vectors, a scalar tail;
+// else the widest narrower vectors that fit every tensor (down to scalars).
+// A split row has cols / V + 1 units: units below span.body are body
+// vectors, the last unit does the row's at most 2V - 2 edge elements one at a
+// time; the units between (at most one) do nothing.
+//
+// Contract (the caller's part):
+// - The op is a copyable struct (a kernel argument) with
+//     template <int V, bool kSplit>
+//     __device__ void Vector(int64_t row, const RowSpan& span, int idx) const;
+//     __device__ void Element(int64_t row, int i) const;
+//   Vector does body vector idx of row `row` in every tensor, reaching each
+//   through BodyVector<V, kSplit>(tensor_row, span, idx) (row_span.cuh: the
+//   cast that keeps 16-byte accesses); Element does element i of the row.
+//   Each unit touches only its own elements, so an output may alias an input
+//   of the same layout.
+// - `tensors` (LaunchElementwise) lists every tensor the op touches at row
+//   positions, output first: the split's phase is the first one's. All are
+//   of the launch dtype, cols <= 2^30.
+// - Kernels are launched overlapped (overlap.cuh): the generic kernel waits
+//   for the previous kernel before its first memory access; nothing in Vector
+//   or Element needs to.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <type_traits>
+
+#include "dtype.h"
+#include "launch.cuh"
+#include "overlap.cuh"
+#include "row_span.cuh"
+#include "row_span.h"
+
+namespace kernels_common {
+
+constexpr int kElementwiseThreads = 256;
+// Grid cap in waves of resident blocks (8 blocks of 256 per SM on the H200).
+constexpr int kElementwiseWaves = 2;
+
+// What the kernel needs to walk the units: the row count, units per row and,
+// for a split, the first tensor's phase and row stride (row_span.h's
+// RowPhase).
+struct ElementwiseShape {
+  int64_t rows;
+  int64_t units;  // per row
+  int cols;
+  int first_phase;
+  int64_t lead_stride;
+};
+
+// Calls f(row, unit) for every unit this thread owns, grid-stride over the
+// rows * units units in row-major order. The row and unit advance by the
+// stride's quotient and remainder, so no division runs per unit.
+template <typename F>
+__device__ __forceinline__ void ForEachUnit(const ElementwiseShape& s, F&& f) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t row_step = stride / s.units;
+  const int64_t unit_step = stride % s.units;
+  int64_t row = first / s.units;
+  int64_t unit = first % s.units;
+  while (row < s.rows) {
+    f(row, unit);
+    row += row_step;
+    unit += unit_step;
+    if (unit >= s.units) {
+      unit -= s.units;
+      ++row;
+    }
+  }
+}
+
+// static: internal linkage, so two kernel libraries loaded in one process
+// never resolve each other's kernel stubs.
+template <int V, bool kSplit, typename Op>
+static __global__ void __launch_bounds__(kElementwiseThreads)
+    ElementwiseKernel(const Op op, const ElementwiseShape s) {
+  WaitForPreviousKernel();  // overlap.cuh: before any memory access
+  AllowNextKernelLaunch();
+  ForEachUnit(s, [&](int64_t row, int64_t unit) {
+    const RowSpan span = SpanOf<V, kSplit>(s.first_phase, row, s.lead_stride, s.cols);
+    if (unit < span.body) {
+      op.template Vector<V, kSplit>(row, span, static_cast<int>(unit));
+    } else if (kSplit && unit == s.units - 1) {
+      for (int e = 0; e < span.edges(); ++e) op.Element(row, EdgeElement<V>(span, e));
+    }
+  });
+}
+
+// Blocks for `units` units: one per 256 units, at most kElementwiseWaves
+// waves of resident blocks.
+inline unsigned ElementwiseBlocks(int64_t units) {
+  const int64_t resident = int64_t{CachedSmCount()} *
+                           std::max(1, CachedThreadsPerSm() / kElementwiseThreads);
+  const int64_t wanted = (units + kElementwiseThreads - 1) / kElementwiseThreads;
+  return static_cast<unsigned>(std::max<int64_t>(
+      1, std::min<int64_t>(wanted, resident * kElementwiseWaves)));
+}
+
+// Launches make_op(TypeTag<T>{}) over rows x cols for dtype's T, choosing
+// whole vectors, a split or narrower vectors from `tensors` (output first).
+// Returns cudaErrorInvalidValue for sizes out of range (rows or cols < 0,
+// cols > 2^30) or an unsupported dtype, else the launch status; launches
+// nothing for an empty range.
+template <typename MakeOp>
+cudaError_t LaunchElementwise(DType dtype, int64_t rows, int64_t cols,
+                              std::initializer_list<VectorAccess> tensors,
+                              cudaStream_t stream, MakeOp&& make_op) {
+  if (rows < 0 || cols < 0 || cols > (int64_t{1} << 30)) return cudaErrorInvalidValue;
+  if (rows == 0 || cols == 0 || tensors.size() == 0) return cudaSuccess;
+  return DispatchDtype(dtype, [&](auto tt) -> cudaError_t {
+    using T = typename decltype(tt)::type;
+    constexpr int kMaxWidth = 16 / sizeof(T);
+    using Op = decltype(make_op(tt));
+    const Op op = make_op(tt);
+    const VectorAccess none{nullptr, 0, static_cast<int>(sizeof(T))};
+    const RowAccess access = ChooseRowAccess(kMaxWidth, cols, tensors, none);
+    const ElementwiseShape shape{rows,
+                                 access.split ? cols / kMaxWidth + 1 : cols / access.width,
+                                 static_cast<int>(cols), access.first_phase,
+                                 tensors.begin()->row_stride};
+    const dim3 grid(ElementwiseBlocks(rows * shape.units));
+    const dim3 block(kElementwiseThreads);
+    if (access.split) {
+      return LaunchOverlapped(ElementwiseKernel<kMaxWidth, true, Op>, grid, block,
+                              stream, op, shape);
+    }
+    return DispatchVectorWidth<T>(access.width, [&](auto vc) {
+      return LaunchOverlapped(ElementwiseKernel<decltype(vc)::value, false, Op>,
+                              grid, block, stream, op, shape);
+    });
+  });
+}
+
+}  // namespace kernels_common

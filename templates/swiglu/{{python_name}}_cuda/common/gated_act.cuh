@@ -1,0 +1,89 @@
+// Gated activations, out = act(gate) * up, shared by the swiglu and geglu
+// templates: the activations (SiLU, GELU with erf, GELU's tanh
+// approximation) in float32, and the elementwise op over rows of d gate, d
+// up and d output elements (elementwise.cuh walks the rows and picks the
+// vector access). Which half of a [..., 2d] input is the gate is the
+// caller's choice of pointers: the same op serves one [..., 2d] tensor
+// (gate and up rows 2d apart) and two [..., d] tensors.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "dtype.h"
+#include "elementwise.cuh"
+#include "row_span.cuh"
+#include "vec.cuh"
+
+namespace kernels_common {
+
+// silu(x) = x * sigmoid(x) = x / (1 + e^-x). __expf: ~2 + 1.2|x| ulp, inside
+// the fp32 tolerance; e^-x = inf for x < -88 gives -0, the limit.
+struct Silu {
+  __device__ __forceinline__ static float Apply(float x) { return x / (1.f + __expf(-x)); }
+};
+
+// gelu(x) = x / 2 * (1 + erf(x / sqrt(2))): F.gelu(approximate="none").
+struct GeluErf {
+  __device__ __forceinline__ static float Apply(float x) {
+    return 0.5f * x * (1.f + erff(x * 0.70710678118654752f));
+  }
+};
+
+// gelu(x) ~ x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))):
+// F.gelu(approximate="tanh"). tanhf saturates to +-1 for large |x| (x^3
+// overflowing to inf included), so the limits are exact.
+struct GeluTanh {
+  __device__ __forceinline__ static float Apply(float x) {
+    const float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (1.f + tanhf(inner));
+  }
+};
+
+// out[r, j] = Act(gate[r, j]) * up[r, j], rows `*_stride` elements apart.
+template <typename T, typename Act>
+struct GatedOp {
+  T* out;
+  const T* gate;
+  const T* up;
+  int64_t out_stride;
+  int64_t gate_stride;
+  int64_t up_stride;
+
+  template <int V, bool kSplit>
+  __device__ __forceinline__ void Vector(int64_t row, const RowSpan& span, int idx) const {
+    const Vec<T, V> g = *BodyVector<V, kSplit>(gate + row * gate_stride, span, idx);
+    const Vec<T, V> u = *BodyVector<V, kSplit>(up + row * up_stride, span, idx);
+    Vec<T, V> o;
+#pragma unroll
+    for (int i = 0; i < V; ++i) o.Set(i, Act::Apply(g.Get(i)) * u.Get(i));
+    *BodyVector<V, kSplit>(out + row * out_stride, span, idx) = o;
+  }
+
+  __device__ __forceinline__ void Element(int64_t row, int i) const {
+    const float g = ToFloat(gate[row * gate_stride + i]);
+    const float u = ToFloat(up[row * up_stride + i]);
+    out[row * out_stride + i] = FromFloat<T>(Act::Apply(g) * u);
+  }
+};
+
+// out = Act(gate) * up over `rows` rows of d elements of dtype. Returns
+// LaunchElementwise's status.
+template <typename Act>
+cudaError_t LaunchGated(void* out, const void* gate, const void* up, DType dtype,
+                        int64_t rows, int64_t d, int64_t out_stride, int64_t gate_stride,
+                        int64_t up_stride, cudaStream_t stream) {
+  const int elem = DTypeSize(dtype);
+  return LaunchElementwise(
+      dtype, rows, d,
+      {VectorAccess{out, out_stride, elem}, VectorAccess{gate, gate_stride, elem},
+       VectorAccess{up, up_stride, elem}},
+      stream, [&](auto tt) {
+        using T = typename decltype(tt)::type;
+        return GatedOp<T, Act>{static_cast<T*>(out), static_cast<const T*>(gate),
+                               static_cast<const T*>(up), out_stride, gate_stride, up_stride};
+      });
+}
+
+}  // namespace kernels_common
