@@ -1,0 +1,1 @@
+../../rmsnorm/tests/row_plan_test.cpp

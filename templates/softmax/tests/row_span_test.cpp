@@ -1,0 +1,1 @@
+../../rmsnorm/tests/row_span_test.cpp

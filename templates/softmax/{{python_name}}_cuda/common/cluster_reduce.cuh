@@ -1,0 +1,1 @@
+../../../library/cluster_reduce.cuh

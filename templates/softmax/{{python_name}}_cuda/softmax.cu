@@ -1,0 +1,239 @@
+// Softmax over the last dimension: y = exp(x - max(x)) / sum(exp(x - max(x)))
+// per row, in float32 for fp32 / fp16 / bf16 x and y (common/softmax_row.cuh:
+// -inf, all -inf rows and magnitudes).
+//
+// Bytes moved (the floor): rows * cols * sizeof(T) read + the same written.
+// Floor time = bytes / measured copy bandwidth (`kbuild doctor` measures it;
+// `kbuild bench` reports each case as a % of it).
+//
+// Launch shape: the library's row plan (common/row_plan.h) with 8 vectors of
+// V = 16 / sizeof(T) elements per thread: 4-32 lanes per row up to 32
+// vectors (256 bf16 elements), a warp per row up to 128 (1024), a block per
+// row up to 4096 (32768 bf16 elements: Qwen3 / LTX attention rows, 32K
+// contexts). Those rows stay in registers: x is read once, each thread's
+// (max, sum) is exact, and the row merges them in one reduction
+// (MergeMaxSum, one __syncthreads at most). Longer rows take two passes, an
+// online (max, sum) per thread then the output (x re-read from L1 / L2).
+// Fewer rows than SMs of 1024 vectors or more (32 x 151936, a vocabulary)
+// are each split over a cluster of 2-8 blocks (common/softmax_plan.h) that
+// take the two passes over their shares and combine their (max, sum)
+// through distributed shared memory. Rows that start off a
+// 16-byte boundary split into a scalar head, a 16-byte body and a scalar
+// tail (common/row_span.h). Launched overlapped (common/overlap.cuh).
+//
+// measured: not yet (kbuild bench on the H200 fills this line).
+
+#include "common/cluster_reduce.cuh"
+#include "common/launch.cuh"
+#include "common/overlap.cuh"
+#include "common/row_span.cuh"
+#include "common/softmax_plan.h"
+#include "common/softmax_row.cuh"
+#include "softmax.h"
+
+namespace {
+
+using namespace kernels_common;
+
+// Rows that fit in registers: every path of the row plan (kGroup lanes or
+// a block per row, kVecs vectors per thread). Scalar rows (V == 1) ask for
+// one block per SM: under ptxas's default register target the fp32 block
+// path with 8 per thread spilled 12 bytes (CUDA 13.0; 48 registers without).
+template <typename T, int V, int kVecs, int kGroup, bool kSplit>
+__global__ void __launch_bounds__(kMaxBlockThreads, V == 1 ? 1 : 0)
+    SoftmaxRegisterKernel(T* __restrict__ y, const T* __restrict__ x,
+                          int64_t rows, int cols, int first_phase,
+                          int64_t x_stride, int64_t y_stride) {
+  constexpr int kEdgeSlots = kEdgeSlotsPerThread<V, kGroup, kSplit>;
+  __shared__ MaxSum scratch[kWarpSize];
+  const RowSlot s = CurrentRowSlot<kGroup>(rows);
+  const T* x_row = x + s.row * x_stride;
+  T* y_row = y + s.row * y_stride;
+  const RowSpan span =
+      s.valid ? SpanOf<V, kSplit>(first_phase, s.row, x_stride, cols)
+              : RowSpan{};
+  WaitForPreviousKernel();  // common/overlap.cuh: before any memory access
+  AllowNextKernelLaunch();
+
+  Vec<T, V> r[kVecs] = {};  // zero-init: lets ptxas keep all in registers
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int idx = s.first + k * s.step;
+    if (idx < span.body) r[k] = *BodyVector<V, kSplit>(x_row, span, idx);
+  }
+  EdgeValues<kEdgeSlots> edges;
+  LoadEdges<V>(x_row, span, s.first, s.step, edges);
+  const MaxSum mine = MaxSumOf([&](auto&& f) {
+    ForEachHeld(r, s, span, f);
+    ForEachEdge<V, kEdgeSlots>(span, s.first, s.step,
+                               [&](int m, int) { f(edges.v[m]); });
+  });
+  const MaxSum row = RowReduce<kGroup>(mine, MergeMaxSum{}, scratch);
+  const float inv_sum = 1.f / row.sum;
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int idx = s.first + k * s.step;
+    if (idx < span.body) {
+      *BodyVector<V, kSplit>(y_row, span, idx) =
+          SoftmaxVector(r[k], row.max, inv_sum);
+    }
+  }
+  StoreSoftmaxEdges<V>(y_row, edges, row.max, inv_sum, span, s.first, s.step);
+}
+
+// Rows too long for registers, or split over a cluster: kCluster blocks per
+// row, each with a contiguous share of the body vectors (rank 0 also holds
+// the edge elements). Pass 1: an online (max, sum) per thread, merged over
+// the block, then the cluster. Pass 2 re-reads the share and writes y.
+template <typename T, int V, bool kSplit, int kCluster>
+__device__ __forceinline__ void SoftmaxLoopRow(T* __restrict__ y,
+                                               const T* __restrict__ x,
+                                               int cols, int first_phase,
+                                               int64_t x_stride,
+                                               int64_t y_stride) {
+  constexpr int kEdgeSlots = kEdgeSlotsPerThread<V, kWholeBlock, kSplit>;
+  __shared__ MaxSum scratch[kWarpSize];
+  __shared__ MaxSum cluster_part;
+  const int64_t row = blockIdx.x / kCluster;
+  const int rank = static_cast<int>(blockIdx.x % kCluster);  // cluster rank
+  const T* x_row = x + row * x_stride;
+  T* y_row = y + row * y_stride;
+  const RowSpan span = SpanOf<V, kSplit>(first_phase, row, x_stride, cols);
+  const RowSpan edge_span = rank == 0 ? span : RowSpan{};
+  const int share = (span.body + kCluster - 1) / kCluster;
+  const int begin = rank * share;
+  const int end = min(span.body, begin + share);
+  const int lane = threadIdx.x;
+  const int lanes = blockDim.x;
+  WaitForPreviousKernel();
+  AllowNextKernelLaunch();
+
+  EdgeValues<kEdgeSlots> edges;
+  LoadEdges<V>(x_row, edge_span, lane, lanes, edges);
+  MaxSum mine = MergeMaxSum::Identity();
+  ForEachEdge<V, kEdgeSlots>(edge_span, lane, lanes, [&](int m, int) {
+    mine = AddValues(mine, {edges.v[m]});
+  });
+  for (int idx = begin + lane; idx < end; idx += lanes) {
+    const Vec<T, V> v = *BodyVector<V, kSplit>(x_row, span, idx);
+    float f[V];
+#pragma unroll
+    for (int i = 0; i < V; ++i) f[i] = v.Get(i);
+    mine = AddValues(mine, f);
+  }
+  MaxSum total = BlockReduce(mine, MergeMaxSum{}, scratch);
+  if constexpr (kCluster > 1) {
+    total = ClusterReduce<kCluster>(total, MergeMaxSum{}, &cluster_part);
+  }
+  const float inv_sum = 1.f / total.sum;
+  for (int idx = begin + lane; idx < end; idx += lanes) {
+    *BodyVector<V, kSplit>(y_row, span, idx) = SoftmaxVector(
+        *BodyVector<V, kSplit>(x_row, span, idx), total.max, inv_sum);
+  }
+  StoreSoftmaxEdges<V>(y_row, edges, total.max, inv_sum, edge_span, lane,
+                       lanes);
+  if constexpr (kCluster > 1) ClusterReduceDone();
+}
+
+template <typename T, int V, bool kSplit>
+__global__ void __launch_bounds__(kLoopBlockThreads)
+    SoftmaxLoopKernel(T* __restrict__ y, const T* __restrict__ x, int cols,
+                      int first_phase, int64_t x_stride, int64_t y_stride) {
+  SoftmaxLoopRow<T, V, kSplit, 1>(y, x, cols, first_phase, x_stride, y_stride);
+}
+
+template <typename T, int V, bool kSplit, int kCluster>
+__global__ void __cluster_dims__(kCluster, 1, 1)
+    __launch_bounds__(kLoopBlockThreads)
+        SoftmaxClusterKernel(T* __restrict__ y, const T* __restrict__ x,
+                             int cols, int first_phase, int64_t x_stride,
+                             int64_t y_stride) {
+  SoftmaxLoopRow<T, V, kSplit, kCluster>(y, x, cols, first_phase, x_stride,
+                                         y_stride);
+}
+
+// Calls f(integral_constant<int, C>) for the plan's cluster size.
+template <typename F>
+cudaError_t DispatchCluster(int cluster, F&& f) {
+  switch (cluster) {
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+  }
+  // Supported cluster sizes: 2, 4, 8 (1 takes SoftmaxLoopKernel).
+  return cudaErrorInvalidValue;
+}
+
+bool DeviceRunsClusters() {
+  return CachedDeviceAttribute<cudaDevAttrComputeCapabilityMajor>(0) >= 9;
+}
+
+}  // namespace
+
+namespace {{python_name}}_cuda {
+
+cudaError_t LaunchSoftmax(void* y, const void* x, DType dtype, int64_t rows,
+                          int64_t cols, int64_t x_row_stride,
+                          int64_t y_row_stride, cudaStream_t stream) {
+  if (rows == 0) return cudaSuccess;
+  const int elem = DTypeSize(dtype);
+  const VectorAccess x_access{x, x_row_stride, elem};
+  const VectorAccess y_access{y, y_row_stride, elem};
+  RowLaunch l;
+  const cudaError_t planned =
+      PlanRowLaunch(rows, cols, elem, {x_access, y_access},
+                    VectorAccess{nullptr, 0, elem}, &l, kSoftmaxVecs);
+  if (planned != cudaSuccess) return planned;
+  // Clusters only for 16-byte vectors (aligned or split rows): misaligned
+  // views keep one block per row rather than instantiating more kernels.
+  const bool whole_vectors = l.access.split || l.access.width * elem == 16;
+  const SoftmaxPlan plan =
+      PlanSoftmax(rows, l.access.vectors, CachedSmCount(),
+                  CachedThreadsPerSm(), whole_vectors && DeviceRunsClusters());
+  if (plan.rows.blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
+  const int row_elems = static_cast<int>(cols);  // <= 2^30: checked above
+
+  return DispatchRowOp(
+      dtype, dtype, l.access, [&](auto xt, auto, auto vc, auto split) {
+        using T = typename decltype(xt)::type;
+        constexpr int V = decltype(vc)::value;
+        constexpr bool kSplit = decltype(split)::value;
+        auto* yp = static_cast<T*>(y);
+        const auto* xp = static_cast<const T*>(x);
+        const dim3 grid(static_cast<unsigned>(plan.rows.blocks));
+        const dim3 block(plan.rows.threads);
+        const int phase = l.access.first_phase;
+        return LaunchForPath<kSoftmaxVecs>(
+            plan.rows.path,
+            [&](auto vecs, auto group) {
+              return LaunchOverlapped(
+                  SoftmaxRegisterKernel<T, V, decltype(vecs)::value,
+                                        decltype(group)::value, kSplit>,
+                  grid, block, stream, yp, xp, rows, row_elems, phase,
+                  x_row_stride, y_row_stride);
+            },
+            [&] {
+              if (plan.cluster == 1) {
+                return LaunchOverlapped(SoftmaxLoopKernel<T, V, kSplit>, grid,
+                                        block, stream, yp, xp, row_elems,
+                                        phase, x_row_stride, y_row_stride);
+              }
+              if constexpr (V * sizeof(T) != 16) {
+                return cudaErrorInvalidValue;  // the plan keeps these at 1
+              } else {
+                return DispatchCluster(plan.cluster, [&](auto cluster) {
+                  return LaunchOverlapped(
+                      SoftmaxClusterKernel<T, V, kSplit,
+                                           decltype(cluster)::value>,
+                      grid, block, stream, yp, xp, row_elems, phase,
+                      x_row_stride, y_row_stride);
+                });
+              }
+            });
+      });
+}
+
+}  // namespace {{python_name}}_cuda
