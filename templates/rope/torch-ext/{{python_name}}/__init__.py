@@ -1,0 +1,130 @@
+"""Rotary position embedding (RoPE) of q and k for CUDA, in place, one launch.
+
+    x = x * cos + rotate(x) * sin,   rotate(x) = (-x2, x1) for each pair (x1, x2)
+
+Pairs are (i, i + d/2) (half-split, Llama / Qwen3 `rotate_half`) or
+(2i, 2i + 1) (interleaved, GPT-J / LTX-Video). cos / sin come from tensors
+(`rope`), from integer positions (`rope_positions`), or from LTX-Video's
+frame / height / width grid (`rope_ltx_video`). q and k are rotated in place
+and returned; the ops are registered as mutating both, with fake
+implementations, so they work under torch.compile.
+"""
+
+from typing import List, Optional, Sequence, Tuple
+
+import torch
+
+from ._ops import add_op_namespace_prefix, ops
+
+__all__ = ["ltx_video_coord_scale", "rope", "rope_ltx_video", "rope_positions"]
+
+
+def rope(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    cos: torch.Tensor,
+    sin: torch.Tensor,
+    interleaved: bool = False,
+    layout: str = "bshd",
+) -> Tuple[torch.Tensor, torch.Tensor]:
+    """Rotates q and k in place by the given cos / sin tables.
+
+    Args:
+        q: [b, s, hq, d] ("bshd") or [b, hq, s, d] ("bhsd") CUDA tensor,
+            bfloat16, float16 or float32; head_dim contiguous, any other
+            strides (a slice of a fused qkv tensor works).
+        k: as q, with its own head count (grouped-query attention).
+        cos, sin: [s, w], [1, s, w] or [b, s, w], float32 or q's dtype;
+            w = d (one table for every head: transformers' cos / sin) or
+            hq * d (a table per head: diffusers' LTX-Video cos / sin).
+        interleaved: pairs (2i, 2i + 1) instead of (i, i + d/2).
+        layout: "bshd" or "bhsd".
+
+    Returns:
+        (q, k), rotated in place.
+    """
+    ops.rope(q, k, cos, sin, interleaved, layout)
+    return q, k
+
+
+def rope_positions(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    positions: torch.Tensor,
+    theta: float = 10000.0,
+    interleaved: bool = False,
+    layout: str = "bshd",
+) -> Tuple[torch.Tensor, torch.Tensor]:
+    """Rotates q and k in place by angle_i = positions * theta^(-2i / d),
+    computed in the kernel (transformers' default rope: Qwen3 uses
+    theta = 1e6, Llama 2 10000).
+
+    Args:
+        q, k: as in `rope`.
+        positions: int64 [s], [1, s] or [b, s].
+        theta: the rope base (`rope_theta` of the model's config).
+    """
+    ops.rope_positions(q, k, positions, theta, interleaved, layout)
+    return q, k
+
+
+def ltx_video_coord_scale(
+    rope_interpolation_scale: Optional[Sequence[float]] = None,
+    patch_size: int = 1,
+    patch_size_t: int = 1,
+    base_num_frames: int = 20,
+    base_height: int = 2048,
+    base_width: int = 2048,
+) -> List[float]:
+    """What multiplies the frame, row and column index of a latent in
+    diffusers' LTXVideoRotaryPosEmbed (defaults: LTXVideoTransformer3DModel's).
+    Without rope_interpolation_scale the indices are used as they are."""
+    if rope_interpolation_scale is None:
+        return [1.0, 1.0, 1.0]
+    s = [float(v) for v in rope_interpolation_scale]
+    return [
+        s[0] * patch_size_t / base_num_frames,
+        s[1] * patch_size / base_height,
+        s[2] * patch_size / base_width,
+    ]
+
+
+def rope_ltx_video(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    frames: int,
+    height: int,
+    width: int,
+    rope_interpolation_scale: Optional[Sequence[float]] = None,
+    theta: float = 10000.0,
+    layout: str = "bshd",
+    **coord_kwargs,
+) -> Tuple[torch.Tensor, torch.Tensor]:
+    """LTX-Video's rotary embedding (diffusers LTXVideoRotaryPosEmbed and
+    apply_rotary_emb), cos / sin computed in the kernel.
+
+    The rotary channels are all hq * d channels of a token (q.flatten(2) in
+    diffusers), interleaved pairs; tokens are the frames x height x width
+    latent grid, frames outermost. `rope_interpolation_scale` as the LTX
+    pipelines pass it: (temporal compression / frame_rate, spatial
+    compression, spatial compression). coord_kwargs: patch and base sizes
+    (see `ltx_video_coord_scale`).
+    """
+    scale = ltx_video_coord_scale(rope_interpolation_scale, **coord_kwargs)
+    ops.rope_ltx_video(q, k, frames, height, width, scale, theta, layout)
+    return q, k
+
+
+@torch.library.register_fake(add_op_namespace_prefix("rope"))
+def _rope_fake(q, k, cos, sin, interleaved, layout):
+    return None
+
+
+@torch.library.register_fake(add_op_namespace_prefix("rope_positions"))
+def _rope_positions_fake(q, k, positions, theta, interleaved, layout):
+    return None
+
+
+@torch.library.register_fake(add_op_namespace_prefix("rope_ltx_video"))
+def _rope_ltx_video_fake(q, k, frames, height, width, coord_scale, theta, layout):
+    return None
