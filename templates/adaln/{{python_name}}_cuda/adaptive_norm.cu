@@ -1,0 +1,182 @@
+// Adaptive norm of DiT blocks (adaLN), over the last dimension of x [b, tokens,
+// hidden]:
+//   y = norm(x) * (1 + scale) + shift
+//   norm: LayerNorm without affine, (x - mean) * rsqrt(var + eps), or
+//         RMSNorm without weight, x * rsqrt(mean(x^2) + eps)
+// scale and shift per sample ([b, hidden]) or per token ([b, tokens, hidden]),
+// of x's dtype or float32; statistics and the modulation in float32, y
+// rounded once to x's dtype. LTX-Video (diffusers transformer_ltx.py,
+// LTXVideoTransformerBlock.forward) normalizes with norm1 = RMSNorm(dim,
+// eps=1e-6, elementwise_affine=False), then
+//   norm_hidden_states = norm_hidden_states * (1 + scale_msa) + shift_msa
+// where shift_msa, scale_msa are unbind(dim=2) views of
+// scale_shift_table[None, None] + temb.reshape(b, temb.size(1), 6, -1):
+// rows 6 * hidden apart, one per sample (temb.size(1) == 1) or per token.
+// Its final norm (norm_out, diffusers AdaLayerNorm) and DiT / PixArt's
+// adaLN are LayerNorm(eps=1e-6, elementwise_affine=False) with per-sample
+// shift and scale.
+//
+// Bytes moved (the floor): rows * hidden * sizeof(T) read + the same written
+// + 2 * hidden * sizeof(W) for scale and shift once per row that needs its
+// own (per token: every row; per sample: once per sample, then L1/L2 hits).
+//
+// Launch shape: the row plan of the norm ops (PlanRows, common/row_plan.h)
+// with a budget of 4 vectors per thread (only x stays in registers; the
+// modulation is read at the store): 4-32 lanes per row up to 32 vectors, a
+// warp per row up to 128, a block per row with 1, 2 or 4 vectors per thread
+// up to 2048 vectors (16384 bf16), then two passes (x re-read from L2;
+// LayerNorm's statistics by Welford merges). LTX-Video's hidden 2048 bf16: a
+// block per row, 256 threads of 1 vector up to 1056 rows (132 SMs x 2048
+// threads at once), else 128 threads of 2. Rows that start off a 16-byte
+// boundary split as in rms_norm (common/row_span.h); modulation rows that
+// are misaligned where x's are not are read a scalar at a time
+// (common/param_rows.h). LayerNorm reduces twice (sum, then squared
+// deviations): two barriers per row with a block per row; RMSNorm once.
+// Launched overlapped (common/overlap.cuh).
+//
+// measured: not yet (run kbuild bench on the H200).
+
+#include "adaptive_norm.h"
+#include "common/launch.cuh"
+#include "common/overlap.cuh"
+#include "common/param_rows.h"
+#include "modulated_row.cuh"
+
+namespace {{python_name}}_cuda {
+namespace {
+
+// The register budget (x's vectors only): 4, so 4 vectors per thread at
+// most; with 8 ptxas spilled the fp16 block kernel of 8-byte vectors.
+constexpr int kAdaNormVecs = 4;
+
+template <NormKind kNorm, typename T, typename W, int V, int kVecs, int kGroup, bool kSplit>
+__global__ void __launch_bounds__(kMaxBlockThreads)
+    AdaptiveNormRegisterKernel(T* __restrict__ y, const T* __restrict__ x, ParamRows scale,
+                               ParamRows shift, int64_t rows, int64_t tokens, int hidden,
+                               int first_phase, int64_t x_stride, int64_t y_stride,
+                               float inv_hidden, float eps) {
+  constexpr int kEdgeSlots = kEdgeSlotsPerThread<V, kGroup, kSplit>;
+  __shared__ RowScratch scratch;
+  const RowSlot s = CurrentRowSlot<kGroup>(rows);
+  const T* x_row = x + s.row * x_stride;
+  T* y_row = y + s.row * y_stride;
+  const RowSpan span =
+      s.valid ? SpanOf<V, kSplit>(first_phase, s.row, x_stride, hidden) : RowSpan{};
+  WaitForPreviousKernel();  // common/overlap.cuh: before any memory access
+  AllowNextKernelLaunch();
+
+  Vec<T, V> r[kVecs] = {};  // zero-init: lets ptxas keep all in registers
+#pragma unroll
+  for (int k = 0; k < kVecs; ++k) {
+    const int idx = s.first + k * s.step;
+    if (idx < span.body) r[k] = *BodyVector<V, kSplit>(x_row, span, idx);
+  }
+  EdgeValues<kEdgeSlots> edges;
+  LoadEdges<V>(x_row, span, s.first, s.step, edges);
+  const RowStats st =
+      RegisterRowStats<kNorm, kGroup, V>(r, edges, s, span, inv_hidden, eps, scratch);
+  const W* scale_row = RowOf<W>(scale, s.row, tokens);
+  const W* shift_row = RowOf<W>(shift, s.row, tokens);
+  StoreModulated<kSplit>(y_row, r, st, scale_row, shift_row, s, span);
+  StoreModulatedEdges<V>(y_row, edges, st, scale_row, shift_row, span, s.first, s.step);
+}
+
+// Rows too long for registers: the statistics in one pass over x, then a
+// second (an L2 hit: one row per block) to store. A split row's edge
+// elements stay in registers between the passes.
+template <NormKind kNorm, typename T, typename W, int V, bool kSplit>
+__global__ void __launch_bounds__(kLoopBlockThreads)
+    AdaptiveNormLoopKernel(T* __restrict__ y, const T* __restrict__ x, ParamRows scale,
+                           ParamRows shift, int64_t tokens, int hidden, int first_phase,
+                           int64_t x_stride, int64_t y_stride, float inv_hidden, float eps) {
+  constexpr int kEdgeSlots = kEdgeSlotsPerThread<V, kWholeBlock, kSplit>;
+  __shared__ float sum_scratch[kWarpSize];
+  __shared__ Welford welford_scratch[kWarpSize];
+  const int64_t row = blockIdx.x;
+  const T* x_row = x + row * x_stride;
+  T* y_row = y + row * y_stride;
+  const RowSpan span = SpanOf<V, kSplit>(first_phase, row, x_stride, hidden);
+  const int lane = threadIdx.x;
+  const int lanes = blockDim.x;
+  WaitForPreviousKernel();
+  AllowNextKernelLaunch();
+  EdgeValues<kEdgeSlots> edges;
+  LoadEdges<V>(x_row, span, lane, lanes, edges);
+  const RowStats st = LoopRowStats<kNorm, V, kSplit>(x_row, span, edges, lane, lanes, inv_hidden,
+                                                     eps, sum_scratch, welford_scratch);
+  const W* scale_row = RowOf<W>(scale, row, tokens);
+  const W* shift_row = RowOf<W>(shift, row, tokens);
+  for (int idx = lane; idx < span.body; idx += lanes) {
+    StoreModulatedVector<kSplit>(y_row, *BodyVector<V, kSplit>(x_row, span, idx), idx, st,
+                                 scale_row, shift_row, span);
+  }
+  StoreModulatedEdges<V>(y_row, edges, st, scale_row, shift_row, span, lane, lanes);
+}
+
+// Calls f(integral_constant<NormKind, K>) for the runtime norm.
+template <typename F>
+cudaError_t DispatchNorm(NormKind norm, F&& f) {
+  switch (norm) {
+    case NormKind::kLayer:
+      return f(std::integral_constant<NormKind, NormKind::kLayer>{});
+    case NormKind::kRms:
+      return f(std::integral_constant<NormKind, NormKind::kRms>{});
+  }
+  return cudaErrorInvalidValue;  // supported: kLayer, kRms
+}
+
+}  // namespace
+
+cudaError_t LaunchAdaptiveNorm(void* y, const void* x, ParamRows scale, ParamRows shift,
+                               NormKind norm, DType x_dtype, DType mod_dtype, int64_t rows,
+                               int64_t tokens, int64_t hidden, int64_t x_row_stride,
+                               int64_t y_row_stride, float eps, cudaStream_t stream) {
+  if (rows == 0) return cudaSuccess;
+  if (tokens <= 0) return cudaErrorInvalidValue;
+  const int elem = DTypeSize(x_dtype);
+  const VectorAccess x_access{x, x_row_stride, elem};
+  const VectorAccess y_access{y, y_row_stride, elem};
+  RowLaunch l;
+  const cudaError_t planned = PlanRowLaunch(rows, hidden, elem, {x_access, y_access},
+                                            VectorAccess{nullptr, 0, elem}, &l, kAdaNormVecs);
+  if (planned != cudaSuccess) return planned;
+  // The modulation rows may not take the vectors x's rows do.
+  const RowAccess fitted =
+      FitParamRows(l.access, 16 / elem, hidden, {scale, shift}, DTypeSize(mod_dtype));
+  if (fitted.vectors != l.access.vectors) {
+    l.plan = PlanRows(rows, fitted.vectors, CachedSmCount(), CachedThreadsPerSm(), kAdaNormVecs);
+    if (l.plan.blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
+  }
+  l.access = fitted;
+  const int row_elems = static_cast<int>(hidden);  // <= 2^30: checked above
+
+  return DispatchNorm(norm, [&](auto norm_tag) {
+    constexpr NormKind kNorm = decltype(norm_tag)::value;
+    return DispatchRowOp(x_dtype, mod_dtype, l.access, [&](auto xt, auto wt, auto vc, auto split) {
+      using T = typename decltype(xt)::type;
+      using W = typename decltype(wt)::type;
+      constexpr int V = decltype(vc)::value;
+      constexpr bool kSplit = decltype(split)::value;
+      auto* yp = static_cast<T*>(y);
+      const auto* xp = static_cast<const T*>(x);
+      const dim3 grid(static_cast<unsigned>(l.plan.blocks));
+      return LaunchForPath<kAdaNormVecs>(
+          l.plan.path,
+          [&](auto vecs, auto group) {
+            return LaunchOverlapped(
+                AdaptiveNormRegisterKernel<kNorm, T, W, V, decltype(vecs)::value,
+                                           decltype(group)::value, kSplit>,
+                grid, dim3(l.plan.threads), stream, yp, xp, scale, shift, rows, tokens, row_elems,
+                l.access.first_phase, x_row_stride, y_row_stride, l.inv_hidden, eps);
+          },
+          [&] {
+            return LaunchOverlapped(AdaptiveNormLoopKernel<kNorm, T, W, V, kSplit>, grid,
+                                    dim3(l.plan.threads), stream, yp, xp, scale, shift, tokens,
+                                    row_elems, l.access.first_phase, x_row_stride, y_row_stride,
+                                    l.inv_hidden, eps);
+          });
+    });
+  });
+}
+
+}  // namespace {{python_name}}_cuda

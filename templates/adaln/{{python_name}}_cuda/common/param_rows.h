@@ -1,0 +1,1 @@
+../../../library/param_rows.h

@@ -1,0 +1,115 @@
+// Gated residual of DiT blocks, elementwise over x [b, tokens, hidden]:
+//   out = x + gate * y
+// gate per sample ([b, hidden]) or per token ([b, tokens, hidden]), of x's
+// dtype or float32; computed in float32, rounded once to x's dtype.
+// LTX-Video (diffusers transformer_ltx.py, LTXVideoTransformerBlock.forward):
+//   hidden_states = hidden_states + attn_hidden_states * gate_msa
+//   hidden_states = hidden_states + ff_output * gate_mlp
+// with gate_msa / gate_mlp views of the same [b, temb.size(1), 6, hidden]
+// tensor as the adaptive norm's shift and scale.
+//
+// Bytes moved (the floor): 2 * rows * hidden * sizeof(T) read (x, y) + the
+// same / 2 written + hidden * sizeof(W) of gate once per row that needs its
+// own (per token: every row; per sample: once per sample).
+//
+// Launch shape: a block covers up to 256 vectors of one row (one 16-byte
+// vector of x, y and out per thread; ceil(vectors / 256) blocks per row):
+// LTX-Video's hidden 2048 bf16 is one 256-thread block per row. Rows that
+// start off a 16-byte boundary split as in the norms (common/row_span.h);
+// the edge elements go to the row's first block. Launched overlapped
+// (common/overlap.cuh).
+//
+// measured: not yet (run kbuild bench on the H200).
+
+#include "common/launch.cuh"
+#include "common/overlap.cuh"
+#include "common/param_rows.h"
+#include "common/row_span.cuh"
+#include "common/vec.cuh"
+#include "gated_residual.h"
+
+namespace {{python_name}}_cuda {
+namespace {
+
+using namespace kernels_common;
+
+constexpr int kGatedThreads = 256;  // vectors one block covers
+
+template <typename T, typename W, int V>
+__device__ __forceinline__ Vec<T, V> GatedSum(const Vec<T, V>& x, const Vec<T, V>& y,
+                                              const float (&gate)[V]) {
+  Vec<T, V> out;
+#pragma unroll
+  for (int i = 0; i < V; ++i) out.Set(i, fmaf(gate[i], y.Get(i), x.Get(i)));
+  return out;
+}
+
+template <typename T, typename W, int V, bool kSplit>
+__global__ void __launch_bounds__(kGatedThreads)
+    GatedResidualKernel(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ y,
+                        ParamRows gate, int64_t tokens, int hidden, int first_phase,
+                        int64_t x_stride, int64_t y_stride, int64_t out_stride,
+                        int blocks_per_row) {
+  const int64_t row = blockIdx.x / blocks_per_row;
+  const int part = static_cast<int>(blockIdx.x - row * blocks_per_row);
+  const T* x_row = x + row * x_stride;
+  const T* y_row = y + row * y_stride;
+  T* out_row = out + row * out_stride;
+  const RowSpan span = SpanOf<V, kSplit>(first_phase, row, x_stride, hidden);
+  WaitForPreviousKernel();  // common/overlap.cuh: before any memory access
+  AllowNextKernelLaunch();
+  const W* gate_row = RowOf<W>(gate, row, tokens);
+  const int idx = part * blockDim.x + threadIdx.x;
+  if (idx < span.body) {
+    float g[V];
+    LoadWeights<W, V, !kSplit>(gate_row, span.head + static_cast<int64_t>(idx) * V, g);
+    *BodyVector<V, kSplit>(out_row, span, idx) = GatedSum<T, W, V>(
+        *BodyVector<V, kSplit>(x_row, span, idx), *BodyVector<V, kSplit>(y_row, span, idx), g);
+  }
+  if (part == 0) {
+    constexpr int kEdgeSlots = kEdgeSlotsPerThread<V, kWholeBlock, kSplit>;
+    ForEachEdge<V, kEdgeSlots>(span, threadIdx.x, blockDim.x, [&](int, int i) {
+      out_row[i] = FromFloat<T>(fmaf(ToFloat(gate_row[i]), ToFloat(y_row[i]), ToFloat(x_row[i])));
+    });
+  }
+}
+
+}  // namespace
+
+cudaError_t LaunchGatedResidual(void* out, const void* x, const void* y, ParamRows gate,
+                                DType x_dtype, DType gate_dtype, int64_t rows, int64_t tokens,
+                                int64_t hidden, int64_t x_row_stride, int64_t y_row_stride,
+                                int64_t out_row_stride, cudaStream_t stream) {
+  if (rows == 0) return cudaSuccess;
+  if (rows < 0 || tokens <= 0 || hidden <= 0 || hidden > (int64_t{1} << 30)) {
+    return cudaErrorInvalidValue;
+  }
+  const int elem = DTypeSize(x_dtype);
+  const int max_width = 16 / elem;
+  const RowAccess access = FitParamRows(
+      ChooseRowAccess(max_width, hidden,
+                      {VectorAccess{x, x_row_stride, elem}, VectorAccess{y, y_row_stride, elem},
+                       VectorAccess{out, out_row_stride, elem}},
+                      VectorAccess{nullptr, 0, elem}),
+      max_width, hidden, {gate}, DTypeSize(gate_dtype));
+  const int threads = static_cast<int>(
+      RoundUpToWarp(access.vectors < kGatedThreads ? access.vectors : kGatedThreads));
+  const int64_t blocks_per_row = CeilDiv(access.vectors, threads);
+  if (rows * blocks_per_row > 0x7fffffff) return cudaErrorInvalidConfiguration;
+  const dim3 grid(static_cast<unsigned>(rows * blocks_per_row));
+  const int row_elems = static_cast<int>(hidden);
+
+  return DispatchRowOp(x_dtype, gate_dtype, access, [&](auto xt, auto wt, auto vc, auto split) {
+    using T = typename decltype(xt)::type;
+    using W = typename decltype(wt)::type;
+    constexpr int V = decltype(vc)::value;
+    constexpr bool kSplit = decltype(split)::value;
+    return LaunchOverlapped(GatedResidualKernel<T, W, V, kSplit>, grid, dim3(threads), stream,
+                            static_cast<T*>(out), static_cast<const T*>(x),
+                            static_cast<const T*>(y), gate, tokens, row_elems, access.first_phase,
+                            x_row_stride, y_row_stride, out_row_stride,
+                            static_cast<int>(blocks_per_row));
+  });
+}
+
+}  // namespace {{python_name}}_cuda
