@@ -24,8 +24,10 @@
 // measured: not yet (kbuild bench on the H200 fills this line).
 
 #include "common/cluster_reduce.cuh"
+#include "common/held_row.cuh"
 #include "common/launch.cuh"
 #include "common/overlap.cuh"
+#include "common/rms_row.cuh"  // RowSlot: the row and vectors a thread owns
 #include "common/row_span.cuh"
 #include "common/softmax_plan.h"
 #include "common/softmax_row.cuh"
@@ -55,29 +57,21 @@ __global__ void __launch_bounds__(kMaxBlockThreads, V == 1 ? 1 : 0)
   WaitForPreviousKernel();  // common/overlap.cuh: before any memory access
   AllowNextKernelLaunch();
 
-  Vec<T, V> r[kVecs] = {};  // zero-init: lets ptxas keep all in registers
-#pragma unroll
-  for (int k = 0; k < kVecs; ++k) {
-    const int idx = s.first + k * s.step;
-    if (idx < span.body) r[k] = *BodyVector<V, kSplit>(x_row, span, idx);
-  }
+  Vec<T, V> r[kVecs] = {};  // common/held_row.cuh
+  LoadHeldVectors<V, kSplit>(x_row, span, s.first, s.step, r);
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, s.first, s.step, edges);
   const MaxSum mine = MaxSumOf([&](auto&& f) {
-    ForEachHeld(r, s, span, f);
+    ForEachHeldValue(r, span, s.first, s.step, f);
     ForEachEdge<V, kEdgeSlots>(span, s.first, s.step,
                                [&](int m, int) { f(edges.v[m]); });
   });
   const MaxSum row = RowReduce<kGroup>(mine, MergeMaxSum{}, scratch);
   const float inv_sum = 1.f / row.sum;
-#pragma unroll
-  for (int k = 0; k < kVecs; ++k) {
-    const int idx = s.first + k * s.step;
-    if (idx < span.body) {
-      *BodyVector<V, kSplit>(y_row, span, idx) =
-          SoftmaxVector(r[k], row.max, inv_sum);
-    }
-  }
+  ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
+    *BodyVector<V, kSplit>(y_row, span, idx) =
+        SoftmaxVector(r[k], row.max, inv_sum);
+  });
   StoreSoftmaxEdges<V>(y_row, edges, row.max, inv_sum, span, s.first, s.step);
 }
 

@@ -10,25 +10,10 @@
 #include <cmath>
 
 #include "reduce.cuh"
-#include "rms_row.cuh"  // RowSlot: which vectors of a row a thread holds
 #include "row_span.cuh"
 #include "vec.cuh"
 
 namespace kernels_common {
-
-// f(value) for every element of the body vectors this thread holds.
-template <typename T, int V, int kVecs, typename F>
-__device__ __forceinline__ void ForEachHeld(const Vec<T, V> (&r)[kVecs],
-                                            const RowSlot& s,
-                                            const RowSpan& span, F&& f) {
-#pragma unroll
-  for (int k = 0; k < kVecs; ++k) {
-    if (s.first + k * s.step < span.body) {
-#pragma unroll
-      for (int i = 0; i < V; ++i) f(r[k].Get(i));
-    }
-  }
-}
 
 // The (max, sum) of values seen all at once: the max first, then one exp
 // per value. An empty or all -inf set is {-inf, 0}.
