@@ -66,11 +66,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   AllowNextKernelLaunch();
 
   Vec<T, V> r[kVecs] = {};  // zero-init: lets ptxas keep all in registers
-#pragma unroll
-  for (int k = 0; k < kVecs; ++k) {
-    const int idx = s.first + k * s.step;
-    if (idx < span.body) r[k] = *BodyVector<V, kSplit>(x_row, span, idx);
-  }
+  LoadHeldVectors<V, kSplit>(x_row, span, s.first, s.step, r);
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, s.first, s.step, edges);
   const RowStats st =

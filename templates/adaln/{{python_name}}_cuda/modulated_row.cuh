@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "adaptive_norm.h"
+#include "common/held_row.cuh"
 #include "common/reduce.cuh"
 #include "common/rms_row.cuh"
 #include "common/row_span.cuh"
@@ -39,18 +40,12 @@ __device__ __forceinline__ float Modulate(float x, const RowStats& st, float sca
   return fmaf((x - st.mean) * st.rstd, 1.f + scale, shift);
 }
 
-// Sum of the body vectors this thread holds, of f(element).
+// Sum of f(element) over the body vectors this thread holds.
 template <typename T, int V, int kVecs, typename F>
 __device__ __forceinline__ float SumHeld(const Vec<T, V> (&r)[kVecs], const RowSlot& s,
                                          const RowSpan& span, F&& f) {
   float sum = 0.f;
-#pragma unroll
-  for (int k = 0; k < kVecs; ++k) {
-    if (s.first + k * s.step < span.body) {
-#pragma unroll
-      for (int i = 0; i < V; ++i) sum += f(r[k].Get(i));
-    }
-  }
+  ForEachHeldValue(r, span, s.first, s.step, [&](float v) { sum += f(v); });
   return sum;
 }
 
@@ -148,13 +143,9 @@ __device__ __forceinline__ void StoreModulated(T* y_row, const Vec<T, V> (&r)[kV
                                                const RowStats& st, const W* scale_row,
                                                const W* shift_row, const RowSlot& s,
                                                const RowSpan& span) {
-#pragma unroll
-  for (int k = 0; k < kVecs; ++k) {
-    const int idx = s.first + k * s.step;
-    if (idx < span.body) {
-      StoreModulatedVector<kSplit>(y_row, r[k], idx, st, scale_row, shift_row, span);
-    }
-  }
+  ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
+    StoreModulatedVector<kSplit>(y_row, r[k], idx, st, scale_row, shift_row, span);
+  });
 }
 
 // The same for the edge elements this thread holds.
