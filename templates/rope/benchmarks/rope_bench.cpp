@@ -71,7 +71,8 @@ kb::harness::BenchSpec TableBench() {
   spec.make_args = [](kb::harness::ArgFactory& f) {
     const RopeDims r = DimsOf(f.test_case());
     Args a = QkArgs(f);
-    a.insert(a.end(), {f.Param({r.b, r.s, r.d}), f.Param({r.b, r.s, r.d}), false, std::string("bshd")});
+    a.insert(a.end(),
+             {f.Param({r.b, r.s, r.d}), f.Param({r.b, r.s, r.d}), false, std::string("bshd")});
     return a;
   };
   spec.bytes = [](const Case& c) {
@@ -134,8 +135,8 @@ std::vector<Case> LtxCases() {
   auto cases = kb::harness::MakeCases(
       {{2, 7, 16, 24, 32, 64}, {2, 16, 16, 24, 32, 64}, {1, 16, 16, 24, 32, 64}},
       {at::kBFloat16, at::kHalf});
-  for (auto& c : kb::harness::MakeCases({{1, 2, 2, 3, 32, 64}}, {at::kBFloat16},
-                                        {.correctness_only = true}))
+  for (auto& c :
+       kb::harness::MakeCases({{1, 2, 2, 3, 32, 64}}, {at::kBFloat16}, {.correctness_only = true}))
     cases.push_back(c);
   return cases;
 }
@@ -180,8 +181,8 @@ kb::harness::BenchSpec LtxVideoBench() {
   spec.bytes = LtxQkBytes;
   spec.reference = [](const Args& a) {
     const at::Tensor q = a[0].toTensor();
-    const auto [cos, sin] = LtxVideoCosSin(LtxRope{}, q.size(2) * q.size(3), q.size(0), a[2].toInt(),
-                                           a[3].toInt(), a[4].toInt(), q.options());
+    const auto [cos, sin] = LtxVideoCosSin(LtxRope{}, q.size(2) * q.size(3), q.size(0),
+                                           a[2].toInt(), a[3].toInt(), a[4].toInt(), q.options());
     std::vector<at::Tensor> out;
     for (int i = 0; i < 2; ++i)
       out.push_back(ApplyRotaryEmb(a[i].toTensor().flatten(2), cos, sin).view(q.sizes()));

@@ -30,9 +30,10 @@ struct LtxRope {
 
 // LTXVideoRotaryPosEmbed._prepare_video_coords and forward: cos / sin of
 // [batch_size, frames * height * width, dim] in `options`' dtype.
-inline std::pair<at::Tensor, at::Tensor> LtxVideoCosSin(const LtxRope& rope, int64_t dim, int64_t batch_size,
-                                                 int64_t num_frames, int64_t height, int64_t width,
-                                                 at::TensorOptions options) {
+inline std::pair<at::Tensor, at::Tensor> LtxVideoCosSin(const LtxRope& rope, int64_t dim,
+                                                        int64_t batch_size, int64_t num_frames,
+                                                        int64_t height, int64_t width,
+                                                        at::TensorOptions options) {
   const at::Tensor grid_h = at::arange(height, options);
   const at::Tensor grid_w = at::arange(width, options);
   const at::Tensor grid_f = at::arange(num_frames, options);
@@ -41,16 +42,18 @@ inline std::pair<at::Tensor, at::Tensor> LtxVideoCosSin(const LtxRope& rope, int
   if (const auto& scale = rope.rope_interpolation_scale) {
     grid.slice(1, 0, 1).copy_(grid.slice(1, 0, 1) * (*scale)[0] * rope.patch_size_t /
                               rope.base_num_frames);
-    grid.slice(1, 1, 2).copy_(grid.slice(1, 1, 2) * (*scale)[1] * rope.patch_size / rope.base_height);
-    grid.slice(1, 2, 3).copy_(grid.slice(1, 2, 3) * (*scale)[2] * rope.patch_size / rope.base_width);
+    grid.slice(1, 1, 2).copy_(grid.slice(1, 1, 2) * (*scale)[1] * rope.patch_size /
+                              rope.base_height);
+    grid.slice(1, 2, 3).copy_(grid.slice(1, 2, 3) * (*scale)[2] * rope.patch_size /
+                              rope.base_width);
   }
   grid = grid.flatten(2, 4).transpose(1, 2);
 
   const double start = 1.0;
   const double end = rope.theta;
-  at::Tensor freqs = at::pow(rope.theta, at::linspace(std::log(start) / std::log(rope.theta),
-                                                      std::log(end) / std::log(rope.theta),
-                                                      dim / 6, options));
+  at::Tensor freqs =
+      at::pow(rope.theta, at::linspace(std::log(start) / std::log(rope.theta),
+                                       std::log(end) / std::log(rope.theta), dim / 6, options));
   freqs = freqs * M_PI / 2.0;
   freqs = freqs * (grid.unsqueeze(-1) * 2 - 1);
   freqs = freqs.transpose(-1, -2).flatten(2);
@@ -68,7 +71,8 @@ inline std::pair<at::Tensor, at::Tensor> LtxVideoCosSin(const LtxRope& rope, int
 
 // apply_rotary_emb on x [B, S, C] without its .float() and .to(x.dtype)
 // (the caller picks the precision).
-inline at::Tensor ApplyRotaryEmb(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
+inline at::Tensor ApplyRotaryEmb(const at::Tensor& x, const at::Tensor& cos,
+                                 const at::Tensor& sin) {
   const auto parts = x.unflatten(2, {-1, 2}).unbind(-1);
   const at::Tensor& x_real = parts[0];
   const at::Tensor& x_imag = parts[1];
@@ -81,7 +85,6 @@ inline at::Tensor ApplyRotaryEmb(const at::Tensor& x, const at::Tensor& cos, con
 inline std::vector<double> CoordScale(const LtxRope& rope) {
   if (!rope.rope_interpolation_scale) return {1.0, 1.0, 1.0};
   const auto& s = *rope.rope_interpolation_scale;
-  return {s[0] * rope.patch_size_t / rope.base_num_frames, s[1] * rope.patch_size / rope.base_height,
-          s[2] * rope.patch_size / rope.base_width};
+  return {s[0] * rope.patch_size_t / rope.base_num_frames,
+          s[1] * rope.patch_size / rope.base_height, s[2] * rope.patch_size / rope.base_width};
 }
-

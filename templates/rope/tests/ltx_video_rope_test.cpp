@@ -26,7 +26,7 @@ using kb::harness::OpSpec;
 // on 13 x 16 x 24 (512 x 768 pixels, 97 frames); 256 channels (4 padding),
 // 192 (none), 6 (one frequency), 100 (2-element vectors), head_dim 128.
 std::vector<std::vector<int64_t>> Shapes() {
-  return {{1, 7, 8, 12, 32, 64}, {1, 13, 16, 24, 32, 64}, {2, 3, 4, 5, 4, 64}, {1, 2, 3, 3, 3, 64},
+  return {{1, 7, 8, 12, 32, 64}, {1, 13, 16, 24, 32, 64}, {2, 3, 4, 5, 4, 64},  {1, 2, 3, 3, 3, 64},
           {1, 5, 4, 4, 1, 6},    {2, 4, 5, 7, 5, 20},     {1, 3, 4, 4, 16, 128}};
 }
 
@@ -42,7 +42,8 @@ std::vector<kb::harness::Case> Cases() {
 at::Tensor MakeLtxHeads(ArgFactory& f, bool heads_first) {
   const auto& s = f.test_case().shape;
   const int64_t tokens = s[1] * s[2] * s[3];
-  return heads_first ? f.InPlace({s[0], s[4], tokens, s[5]}) : f.InPlace({s[0], tokens, s[4], s[5]});
+  return heads_first ? f.InPlace({s[0], s[4], tokens, s[5]})
+                     : f.InPlace({s[0], tokens, s[4], s[5]});
 }
 
 // cos_dtype: float64, or float32 as diffusers computes it.
@@ -141,12 +142,18 @@ TEST(LtxVideoRope, TinyInputsAndLongGrid) {
 
 TEST(LtxVideoRope, RejectsGridNotMatchingTokens) {
   OpSpec spec = LtxSpec("wrong grid", LtxRope{}, false);
-  spec.cases = kb::harness::MakeCases({{1, 7, 8, 12, 4, 64}}, {at::kBFloat16},
-                                      {.expects_rejection = true});
+  spec.cases =
+      kb::harness::MakeCases({{1, 7, 8, 12, 4, 64}}, {at::kBFloat16}, {.expects_rejection = true});
   spec.make_args = [](ArgFactory& f) {
     const auto& s = f.test_case().shape;
-    return Args{MakeLtxHeads(f, false), MakeLtxHeads(f, false), s[1], s[2], s[3] + 1,
-                CoordScale(LtxRope{}), 10000.0, std::string("bshd")};
+    return Args{MakeLtxHeads(f, false),
+                MakeLtxHeads(f, false),
+                s[1],
+                s[2],
+                s[3] + 1,
+                CoordScale(LtxRope{}),
+                10000.0,
+                std::string("bshd")};
   };
   kb::harness::ExpectOpPasses(spec);
 }

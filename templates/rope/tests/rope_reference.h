@@ -67,8 +67,8 @@ inline std::vector<at::Tensor> TableReference(const kb::harness::Args& a) {
   std::vector<at::Tensor> out;
   for (int i = 0; i < 2; ++i) {
     const at::Tensor x = TokensFirst(a[i].toTensor(), heads_first);
-    out.push_back(TokensFirst(
-        ApplyTables(x, a[2].toTensor(), a[3].toTensor(), interleaved), heads_first));
+    out.push_back(
+        TokensFirst(ApplyTables(x, a[2].toTensor(), a[3].toTensor(), interleaved), heads_first));
   }
   return out;
 }
@@ -82,8 +82,7 @@ inline std::pair<at::Tensor, at::Tensor> PositionTables(const at::Tensor& positi
   const auto doubles = positions.options().dtype(at::kDouble);
   const at::Tensor inv_freq = at::pow(theta, -at::arange(0, d, 2, doubles) / d);
   const at::Tensor freqs = positions.to(at::kDouble).unsqueeze(-1) * inv_freq;
-  const at::Tensor emb =
-      interleaved ? freqs.repeat_interleave(2, -1) : at::cat({freqs, freqs}, -1);
+  const at::Tensor emb = interleaved ? freqs.repeat_interleave(2, -1) : at::cat({freqs, freqs}, -1);
   return {emb.cos(), emb.sin()};
 }
 
@@ -116,8 +115,8 @@ inline kb::harness::Tolerance ScaledTolerance(at::ScalarType dtype, double magni
 inline std::vector<kb::harness::Case> TinyCases(const std::vector<std::vector<int64_t>>& shapes) {
   std::vector<kb::harness::Case> cases;
   for (at::ScalarType dtype : {at::kBFloat16, at::kHalf, at::kFloat}) {
-    for (auto& c : kb::harness::MakeCases(shapes, {dtype},
-                                          {.magnitude = kb::harness::kTinyMagnitude})) {
+    for (auto& c :
+         kb::harness::MakeCases(shapes, {dtype}, {.magnitude = kb::harness::kTinyMagnitude})) {
       c.tolerance = ScaledTolerance(dtype, kb::harness::kTinyMagnitude);
       cases.push_back(c);
     }

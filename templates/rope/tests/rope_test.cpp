@@ -62,8 +62,8 @@ std::string TableName(Table t) {
 
 OpSpec TableSpec(Table table, bool interleaved, bool heads_first) {
   OpSpec spec;
-  spec.test = std::string("rope ") + TableName(table) + (interleaved ? " interleaved " : " half-split ") +
-              LayoutName(heads_first);
+  spec.test = std::string("rope ") + TableName(table) +
+              (interleaved ? " interleaved " : " half-split ") + LayoutName(heads_first);
   spec.op = kb::harness::ProjectOp("rope");
   spec.cases = Cases();
   if (table == Table::kPerHeadFp32) {
@@ -91,7 +91,11 @@ OpSpec TableSpec(Table table, bool interleaved, bool heads_first) {
         dtype = at::kFloat;
         break;
     }
-    return Args{q, k, f.Param(shape, dtype), f.Param(shape, dtype), interleaved,
+    return Args{q,
+                k,
+                f.Param(shape, dtype),
+                f.Param(shape, dtype),
+                interleaved,
                 std::string(LayoutName(heads_first))};
   };
   spec.reference = TableReference;
@@ -112,9 +116,8 @@ OpSpec PositionsSpec(bool per_batch, double theta, bool interleaved, bool heads_
     at::Tensor q = MakeHeads(f, r, r.hq, heads_first);
     at::Tensor k = MakeHeads(f, r, r.hk, heads_first);
     const auto longs = q.options().dtype(at::kLong);
-    const at::Tensor positions =
-        per_batch ? at::randint(0, int64_t{1} << 17, {r.b, r.s}, longs)
-                  : at::arange(r.s, longs) + 4093;
+    const at::Tensor positions = per_batch ? at::randint(0, int64_t{1} << 17, {r.b, r.s}, longs)
+                                           : at::arange(r.s, longs) + 4093;
     return Args{q, k, positions, theta, interleaved, std::string(LayoutName(heads_first))};
   };
   spec.reference = PositionsReference;
@@ -178,21 +181,29 @@ TEST(Rope, RejectsStridedHeadDim) {
 
 // k's head_dim differs from q's, and a table of the wrong length.
 TEST(Rope, RejectsMismatchedShapes) {
-  const auto rejected = kb::harness::MakeCases({{2, 9, 4, 2, 64}}, {at::kBFloat16},
-                                               {.expects_rejection = true});
+  const auto rejected =
+      kb::harness::MakeCases({{2, 9, 4, 2, 64}}, {at::kBFloat16}, {.expects_rejection = true});
   OpSpec k_dim = TableSpec(Table::kShared, false, false);
   k_dim.cases = rejected;
   k_dim.make_args = [](ArgFactory& f) {
     const RopeDims r = DimsOf(f.test_case());
-    return Args{f.InPlace({r.b, r.s, r.hq, r.d}), f.InPlace({r.b, r.s, r.hk, r.d + 2}),
-                f.Param({r.s, r.d}), f.Param({r.s, r.d}), false, std::string("bshd")};
+    return Args{f.InPlace({r.b, r.s, r.hq, r.d}),
+                f.InPlace({r.b, r.s, r.hk, r.d + 2}),
+                f.Param({r.s, r.d}),
+                f.Param({r.s, r.d}),
+                false,
+                std::string("bshd")};
   };
   kb::harness::ExpectOpPasses(k_dim);
   OpSpec short_table = k_dim;
   short_table.make_args = [](ArgFactory& f) {
     const RopeDims r = DimsOf(f.test_case());
-    return Args{f.InPlace({r.b, r.s, r.hq, r.d}), f.InPlace({r.b, r.s, r.hk, r.d}),
-                f.Param({r.s, r.d / 2}), f.Param({r.s, r.d / 2}), false, std::string("bshd")};
+    return Args{f.InPlace({r.b, r.s, r.hq, r.d}),
+                f.InPlace({r.b, r.s, r.hk, r.d}),
+                f.Param({r.s, r.d / 2}),
+                f.Param({r.s, r.d / 2}),
+                false,
+                std::string("bshd")};
   };
   kb::harness::ExpectOpPasses(short_table);
 }

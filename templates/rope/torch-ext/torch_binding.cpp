@@ -1,6 +1,8 @@
 // Registers rope, rope_positions and rope_ltx_video with the torch
 // dispatcher; checks tensors, then calls the CUDA launchers on the current
 // stream. All three rotate q and k in place (the schemas mark both mutated).
+#include "torch_binding.h"
+
 #include <ATen/MemoryOverlap.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -11,7 +13,6 @@
 #include "../{{python_name}}_cuda/rope.h"
 #include "registration.h"
 #include "tensor_checks.h"
-#include "torch_binding.h"
 
 using namespace norm_binding;
 
@@ -28,14 +29,15 @@ bool HeadsFirst(const std::string& layout, const char* op) {
 }
 
 RopeHeads HeadsOf(const at::Tensor& t, bool heads_first, const char* op, const char* name) {
-  NORM_CHECK(t.dim() == 4, op, ": ", name, " must be 4-D (", heads_first ? "[b, h, s, d]" : "[b, s, h, d]",
-             "), got shape ", ShapeText(t.sizes()), "; hint: unflatten the heads, e.g. ", name,
-             ".unflatten(-1, (heads, head_dim))");
-  NORM_CHECK(t.stride(3) == 1, op, ": ", name, " must be contiguous in head_dim (stride(-1) == 1), got ",
-             Num(t.stride(3)), "; hint: pass ", name, ".contiguous()");
+  NORM_CHECK(t.dim() == 4, op, ": ", name, " must be 4-D (",
+             heads_first ? "[b, h, s, d]" : "[b, s, h, d]", "), got shape ", ShapeText(t.sizes()),
+             "; hint: unflatten the heads, e.g. ", name, ".unflatten(-1, (heads, head_dim))");
+  NORM_CHECK(t.stride(3) == 1, op, ": ", name,
+             " must be contiguous in head_dim (stride(-1) == 1), got ", Num(t.stride(3)),
+             "; hint: pass ", name, ".contiguous()");
   NORM_CHECK(at::has_internal_overlap(t) != at::MemOverlap::Yes, op, ": ", name,
-             " is written in place, so its elements must not overlap (strides ", ShapeText(t.strides()),
-             "); hint: pass a clone");
+             " is written in place, so its elements must not overlap (strides ",
+             ShapeText(t.strides()), "); hint: pass a clone");
   const int h = heads_first ? 1 : 2;
   const int s = heads_first ? 2 : 1;
   return {t.data_ptr(), t.size(h), t.stride(0), t.stride(s), t.stride(h)};
@@ -56,15 +58,16 @@ QkArgs CheckQk(const at::Tensor& q, const at::Tensor& k, const std::string& layo
   CheckOnCuda(q, q, op, "q");
   CheckOnCuda(k, q, op, "k");
   const auto dtype = KernelDType(q, op, "q");
-  NORM_CHECK(k.scalar_type() == q.scalar_type(), op, ": k has dtype ", c10::toString(k.scalar_type()),
-             " but q has ", c10::toString(q.scalar_type()), "; hint: cast k to q's dtype");
+  NORM_CHECK(k.scalar_type() == q.scalar_type(), op, ": k has dtype ",
+             c10::toString(k.scalar_type()), " but q has ", c10::toString(q.scalar_type()),
+             "; hint: cast k to q's dtype");
   QkArgs a{HeadsOf(q, heads_first, op, "q"), HeadsOf(k, heads_first, op, "k"), {}, dtype, false};
   const int s = heads_first ? 2 : 1;
   NORM_CHECK(k.size(0) == q.size(0) && k.size(s) == q.size(s) && k.size(3) == q.size(3), op,
              ": k has shape ", ShapeText(k.sizes()), " but q has ", ShapeText(q.sizes()),
              "; hint: batch, seq and head_dim must match (heads may differ)");
-  NORM_CHECK(q.size(3) % 2 == 0 && q.size(3) <= 1024, op, ": head_dim must be even and at most 1024, got ",
-             Num(q.size(3)));
+  NORM_CHECK(q.size(3) % 2 == 0 && q.size(3) <= 1024, op,
+             ": head_dim must be even and at most 1024, got ", Num(q.size(3)));
   const at::MemOverlapStatus overlap = at::get_overlap_status(q, k);
   NORM_CHECK(overlap != at::MemOverlapStatus::Full && overlap != at::MemOverlapStatus::Partial, op,
              ": q and k share memory, and both are written in place; hint: pass separate tensors");
@@ -76,48 +79,53 @@ QkArgs CheckQk(const at::Tensor& q, const at::Tensor& k, const std::string& layo
 // cos / sin: [s, w] or [b | 1, s, w], w = head_dim (every head) or
 // q heads * head_dim (a table per head, LTX-Video's); float32 or q's dtype.
 {{python_name}}_cuda::RopeTable TableOf(const at::Tensor& cos, const at::Tensor& sin, const at::Tensor& q,
-                                        const QkArgs& a, const char* op) {
+                                 const QkArgs& a, const char* op) {
   CheckOnCuda(cos, q, op, "cos");
   CheckOnCuda(sin, q, op, "sin");
   NORM_CHECK(cos.sizes() == sin.sizes() && cos.strides() == sin.strides(), op, ": cos has shape ",
              ShapeText(cos.sizes()), " and strides ", ShapeText(cos.strides()), " but sin has ",
-             ShapeText(sin.sizes()), " and ", ShapeText(sin.strides()), "; hint: make both contiguous");
+             ShapeText(sin.sizes()), " and ", ShapeText(sin.strides()),
+             "; hint: make both contiguous");
   NORM_CHECK(cos.scalar_type() == sin.scalar_type() &&
                  (cos.scalar_type() == q.scalar_type() || cos.scalar_type() == at::kFloat),
-             op, ": cos and sin must both be float32 or q's dtype (", c10::toString(q.scalar_type()),
-             "), got ", c10::toString(cos.scalar_type()), " and ", c10::toString(sin.scalar_type()));
+             op, ": cos and sin must both be float32 or q's dtype (",
+             c10::toString(q.scalar_type()), "), got ", c10::toString(cos.scalar_type()), " and ",
+             c10::toString(sin.scalar_type()));
   const int64_t d = a.shape.head_dim;
   const int64_t w = cos.dim() >= 2 ? cos.size(-1) : -1;
   const bool per_head = w == a.q.heads * d && w != d;
-  NORM_CHECK((cos.dim() == 2 || cos.dim() == 3) && cos.size(-2) == a.shape.seq && (w == d || per_head),
-             op, ": cos must have shape [s, w] or [b or 1, s, w] with s = ", Num(a.shape.seq),
-             " and w = head_dim (", Num(d), ") or q heads * head_dim (", Num(a.q.heads * d),
-             "), got ", ShapeText(cos.sizes()));
-  NORM_CHECK(!per_head || a.k.heads == a.q.heads, op, ": a cos of q heads * head_dim per token needs k with q's ",
-             Num(a.q.heads), " heads, got ", Num(a.k.heads));
-  NORM_CHECK(cos.stride(-1) == 1, op, ": cos and sin must be contiguous in their last dimension, got stride ",
+  NORM_CHECK(
+      (cos.dim() == 2 || cos.dim() == 3) && cos.size(-2) == a.shape.seq && (w == d || per_head), op,
+      ": cos must have shape [s, w] or [b or 1, s, w] with s = ", Num(a.shape.seq),
+      " and w = head_dim (", Num(d), ") or q heads * head_dim (", Num(a.q.heads * d), "), got ",
+      ShapeText(cos.sizes()));
+  NORM_CHECK(!per_head || a.k.heads == a.q.heads, op,
+             ": a cos of q heads * head_dim per token needs k with q's ", Num(a.q.heads),
+             " heads, got ", Num(a.k.heads));
+  NORM_CHECK(cos.stride(-1) == 1, op,
+             ": cos and sin must be contiguous in their last dimension, got stride ",
              Num(cos.stride(-1)), "; hint: pass cos.contiguous()");
   int64_t batch_stride = 0;
   if (cos.dim() == 3 && cos.size(0) != 1) {
-    NORM_CHECK(cos.size(0) == a.shape.batch, op, ": cos has batch ", Num(cos.size(0)), " but q has ",
-               Num(a.shape.batch), "; hint: pass [s, w], [1, s, w] or [b, s, w]");
+    NORM_CHECK(cos.size(0) == a.shape.batch, op, ": cos has batch ", Num(cos.size(0)),
+               " but q has ", Num(a.shape.batch), "; hint: pass [s, w], [1, s, w] or [b, s, w]");
     batch_stride = cos.stride(0);
   }
-  return {cos.data_ptr(), sin.data_ptr(), KernelDType(cos, op, "cos"), batch_stride, cos.stride(-2),
-          per_head ? d : 0};
+  return {cos.data_ptr(), sin.data_ptr(), KernelDType(cos, op, "cos"),
+          batch_stride,   cos.stride(-2), per_head ? d : 0};
 }
 
 }  // namespace
 
-void rope(at::Tensor& q, at::Tensor& k, const at::Tensor& cos, const at::Tensor& sin, bool interleaved,
-          const std::string& layout) {
+void rope(at::Tensor& q, at::Tensor& k, const at::Tensor& cos, const at::Tensor& sin,
+          bool interleaved, const std::string& layout) {
   constexpr const char* kOp = "rope";
   const QkArgs a = CheckQk(q, k, layout, interleaved, kOp);
   const auto table = TableOf(cos, sin, q, a, kOp);
   if (a.empty) return;
   const c10::cuda::CUDAGuard guard(q.device());
   CheckLaunch({{python_name}}_cuda::LaunchRopeTable(a.q, a.k, a.shape, a.dtype, table,
-                                                    at::cuda::getCurrentCUDAStream()),
+                                             at::cuda::getCurrentCUDAStream()),
               kOp);
 }
 
@@ -154,16 +162,17 @@ void rope_ltx_video(at::Tensor& q, at::Tensor& k, int64_t frames, int64_t height
   NORM_CHECK(a.k.heads == a.q.heads, kOp, ": k must have q's ", Num(a.q.heads),
              " heads (the rotary channels are heads * head_dim), got ", Num(a.k.heads));
   const int64_t channels = a.q.heads * a.shape.head_dim;
-  NORM_CHECK(channels >= 6 && channels <= 6144, kOp,
-             ": heads * head_dim must be 6..6144, got ", Num(channels));
-  NORM_CHECK(coord_scale.size() == 3, kOp, ": coord_scale must hold 3 numbers (frame, height, width), got ",
+  NORM_CHECK(channels >= 6 && channels <= 6144, kOp, ": heads * head_dim must be 6..6144, got ",
+             Num(channels));
+  NORM_CHECK(coord_scale.size() == 3, kOp,
+             ": coord_scale must hold 3 numbers (frame, height, width), got ",
              Num(static_cast<int64_t>(coord_scale.size())));
   NORM_CHECK(theta > 1.0, kOp, ": theta must be > 1, got ", std::to_string(theta));
   if (a.empty) return;
   const double scale[3] = {coord_scale[0], coord_scale[1], coord_scale[2]};
   const c10::cuda::CUDAGuard guard(q.device());
   CheckLaunch({{python_name}}_cuda::LaunchRopeLtxVideo(a.q, a.k, a.shape, a.dtype, frames, height, width,
-                                                       scale, theta, at::cuda::getCurrentCUDAStream()),
+                                                scale, theta, at::cuda::getCurrentCUDAStream()),
               kOp);
 }
 

@@ -5,8 +5,8 @@
 #include <string>
 
 // q and k rotated in place, cos / sin given: x = x * cos + rotate(x) * sin.
-void rope(at::Tensor& q, at::Tensor& k, const at::Tensor& cos, const at::Tensor& sin, bool interleaved,
-          const std::string& layout);
+void rope(at::Tensor& q, at::Tensor& k, const at::Tensor& cos, const at::Tensor& sin,
+          bool interleaved, const std::string& layout);
 
 // q and k rotated in place by angle_i = positions * theta^(-2i / head_dim).
 void rope_positions(at::Tensor& q, at::Tensor& k, const at::Tensor& positions, double theta,

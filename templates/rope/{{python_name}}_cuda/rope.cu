@@ -52,35 +52,30 @@ struct RopePlan {
 
 // The vector width every tensor allows and the thread grid. extra: the
 // table tensors (nullptr pointers are skipped).
-cudaError_t PlanRope(const RopeHeads& q, const RopeHeads& k,
-                     const RopeShape& shape, int elem_bytes,
-                     std::initializer_list<VectorAccess> extra,
-                     RopePlan* out) {
-  if (shape.batch <= 0 || shape.seq <= 0 || shape.head_dim <= 0 ||
-      shape.head_dim % 2 != 0 || shape.head_dim > 2 * PositionAngles::kTurns ||
-      q.heads <= 0 || k.heads <= 0 || q.heads > (1 << 16) ||
-      k.heads > (1 << 16)) {
+cudaError_t PlanRope(const RopeHeads& q, const RopeHeads& k, const RopeShape& shape, int elem_bytes,
+                     std::initializer_list<VectorAccess> extra, RopePlan* out) {
+  if (shape.batch <= 0 || shape.seq <= 0 || shape.head_dim <= 0 || shape.head_dim % 2 != 0 ||
+      shape.head_dim > 2 * PositionAngles::kTurns || q.heads <= 0 || k.heads <= 0 ||
+      q.heads > (1 << 16) || k.heads > (1 << 16)) {
     return cudaErrorInvalidValue;
   }
   const int half = static_cast<int>(shape.head_dim / 2);
   const int max_width = 16 / elem_bytes;
-  out->width = std::min(
-      {PickVectorWidth(max_width, half,
-                       {{q.ptr, q.batch_stride, elem_bytes},
-                        {q.ptr, q.seq_stride, elem_bytes},
-                        {q.ptr, q.head_stride, elem_bytes},
-                        {k.ptr, k.batch_stride, elem_bytes},
-                        {k.ptr, k.seq_stride, elem_bytes},
-                        {k.ptr, k.head_stride, elem_bytes}}),
-       PickVectorWidth(max_width, half, extra)});
+  out->width = std::min({PickVectorWidth(max_width, half,
+                                         {{q.ptr, q.batch_stride, elem_bytes},
+                                          {q.ptr, q.seq_stride, elem_bytes},
+                                          {q.ptr, q.head_stride, elem_bytes},
+                                          {k.ptr, k.batch_stride, elem_bytes},
+                                          {k.ptr, k.seq_stride, elem_bytes},
+                                          {k.ptr, k.head_stride, elem_bytes}}),
+                         PickVectorWidth(max_width, half, extra)});
   RopeGrid& g = out->grid;
   g.seq = shape.seq;
   g.half = half;
   g.chunks = half / out->width;
   g.slots = static_cast<int>(std::max(q.heads, k.heads));
   const int64_t tokens = shape.batch * shape.seq;
-  const int64_t four_waves =
-      int64_t{4} * CachedSmCount() * CachedThreadsPerSm();
+  const int64_t four_waves = int64_t{4} * CachedSmCount() * CachedThreadsPerSm();
   g.groups = tokens * g.chunks * g.slots > four_waves
                  ? (g.slots + kSlotsPerThread - 1) / kSlotsPerThread
                  : g.slots;
@@ -92,29 +87,26 @@ cudaError_t PlanRope(const RopeHeads& q, const RopeHeads& k,
 
 template <typename T>
 HeadRows<T> RowsOf(const RopeHeads& h) {
-  return {static_cast<T*>(h.ptr), h.batch_stride, h.seq_stride,
-          h.head_stride, static_cast<int>(h.heads)};
+  return {static_cast<T*>(h.ptr), h.batch_stride, h.seq_stride, h.head_stride,
+          static_cast<int>(h.heads)};
 }
 
 // Launches RopeKernel for the plan's width and the pairing. kHalfSplit:
 // whether the source supports half-split pairs (LTX-Video does not).
 template <typename T, bool kHalfSplit = true, typename Angles>
-cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q,
-                       const RopeHeads& k, bool interleaved,
+cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q, const RopeHeads& k, bool interleaved,
                        const Angles& angles, cudaStream_t stream) {
   return DispatchVectorWidth<T>(p.width, [&](auto vc) -> cudaError_t {
     constexpr int V = decltype(vc)::value;
     const dim3 grid(static_cast<unsigned>(p.blocks));
     const dim3 block(kRopeThreads);
     if (interleaved) {
-      return LaunchOverlapped(RopeKernel<T, V, true, Angles>, grid, block,
-                              stream, RowsOf<T>(q), RowsOf<T>(k), p.grid,
-                              angles);
+      return LaunchOverlapped(RopeKernel<T, V, true, Angles>, grid, block, stream, RowsOf<T>(q),
+                              RowsOf<T>(k), p.grid, angles);
     }
     if constexpr (kHalfSplit) {
-      return LaunchOverlapped(RopeKernel<T, V, false, Angles>, grid, block,
-                              stream, RowsOf<T>(q), RowsOf<T>(k), p.grid,
-                              angles);
+      return LaunchOverlapped(RopeKernel<T, V, false, Angles>, grid, block, stream, RowsOf<T>(q),
+                              RowsOf<T>(k), p.grid, angles);
     } else {
       return cudaErrorInvalidValue;  // this source is interleaved only
     }
@@ -125,69 +117,62 @@ cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q,
 
 namespace {{python_name}}_cuda {
 
-cudaError_t LaunchRopeTable(RopeHeads q, RopeHeads k, RopeShape shape,
-                            DType dtype, RopeTable table,
+cudaError_t LaunchRopeTable(RopeHeads q, RopeHeads k, RopeShape shape, DType dtype, RopeTable table,
                             cudaStream_t stream) {
   const int table_elem = DTypeSize(table.dtype);
   RopePlan plan;
-  const cudaError_t planned = PlanRope(
-      q, k, shape, DTypeSize(dtype),
-      {{table.cos, table.batch_stride, table_elem},
-       {table.cos, table.seq_stride, table_elem},
-       {table.cos, table.head_stride, table_elem},
-       {table.sin, table.batch_stride, table_elem},
-       {table.sin, table.seq_stride, table_elem},
-       {table.sin, table.head_stride, table_elem}},
-      &plan);
+  const cudaError_t planned = PlanRope(q, k, shape, DTypeSize(dtype),
+                                       {{table.cos, table.batch_stride, table_elem},
+                                        {table.cos, table.seq_stride, table_elem},
+                                        {table.cos, table.head_stride, table_elem},
+                                        {table.sin, table.batch_stride, table_elem},
+                                        {table.sin, table.seq_stride, table_elem},
+                                        {table.sin, table.head_stride, table_elem}},
+                                       &plan);
   if (planned != cudaSuccess) return planned;
   return DispatchInputParam(dtype, table.dtype, [&](auto xt, auto wt) {
     using T = typename decltype(xt)::type;
     using W = typename decltype(wt)::type;
-    const TableAngles<W> angles{
-        static_cast<const W*>(table.cos), static_cast<const W*>(table.sin),
-        table.batch_stride, table.seq_stride, table.head_stride};
+    const TableAngles<W> angles{static_cast<const W*>(table.cos), static_cast<const W*>(table.sin),
+                                table.batch_stride, table.seq_stride, table.head_stride};
     return LaunchRope<T>(plan, q, k, shape.interleaved, angles, stream);
   });
 }
 
-cudaError_t LaunchRopePositions(RopeHeads q, RopeHeads k, RopeShape shape,
-                                DType dtype, const int64_t* positions,
-                                int64_t positions_batch_stride, double theta,
-                                cudaStream_t stream) {
+cudaError_t LaunchRopePositions(RopeHeads q, RopeHeads k, RopeShape shape, DType dtype,
+                                const int64_t* positions, int64_t positions_batch_stride,
+                                double theta, cudaStream_t stream) {
   if (positions == nullptr || !(theta > 1.0)) return cudaErrorInvalidValue;
   RopePlan plan;
   const cudaError_t planned = PlanRope(q, k, shape, DTypeSize(dtype), {}, &plan);
   if (planned != cudaSuccess) return planned;
-  const PositionAngles angles{positions, positions_batch_stride,
-                              plan.grid.half, std::log2(theta)};
+  const PositionAngles angles{positions, positions_batch_stride, plan.grid.half, std::log2(theta)};
   return DispatchDtype(dtype, [&](auto xt) {
     using T = typename decltype(xt)::type;
     return LaunchRope<T>(plan, q, k, shape.interleaved, angles, stream);
   });
 }
 
-cudaError_t LaunchRopeLtxVideo(RopeHeads q, RopeHeads k, RopeShape shape,
-                               DType dtype, int64_t frames, int64_t height,
-                               int64_t width, const double (&coord_scale)[3],
-                               double theta, cudaStream_t stream) {
+cudaError_t LaunchRopeLtxVideo(RopeHeads q, RopeHeads k, RopeShape shape, DType dtype,
+                               int64_t frames, int64_t height, int64_t width,
+                               const double (&coord_scale)[3], double theta, cudaStream_t stream) {
   const int64_t channels = q.heads * shape.head_dim;
-  if (!shape.interleaved || k.heads != q.heads || !(theta > 1.0) ||
-      frames <= 0 || height <= 0 || width <= 0 || height > (1 << 30) ||
-      width > (1 << 30) || frames * height * width != shape.seq || channels < 6 ||
+  if (!shape.interleaved || k.heads != q.heads || !(theta > 1.0) || frames <= 0 || height <= 0 ||
+      width <= 0 || height > (1 << 30) || width > (1 << 30) ||
+      frames * height * width != shape.seq || channels < 6 ||
       channels / 6 > LtxVideoAngles::kTurns) {
     return cudaErrorInvalidValue;
   }
   RopePlan plan;
   const cudaError_t planned = PlanRope(q, k, shape, DTypeSize(dtype), {}, &plan);
   if (planned != cudaSuccess) return planned;
-  const LtxVideoAngles angles{
-      static_cast<int>(height),
-      static_cast<int>(width),
-      plan.grid.half,
-      static_cast<int>(channels / 6),
-      static_cast<int>(channels % 6 / 2),
-      {coord_scale[0], coord_scale[1], coord_scale[2]},
-      std::log2(theta)};
+  const LtxVideoAngles angles{static_cast<int>(height),
+                              static_cast<int>(width),
+                              plan.grid.half,
+                              static_cast<int>(channels / 6),
+                              static_cast<int>(channels % 6 / 2),
+                              {coord_scale[0], coord_scale[1], coord_scale[2]},
+                              std::log2(theta)};
   return DispatchDtype(dtype, [&](auto xt) {
     using T = typename decltype(xt)::type;
     return LaunchRope<T, false>(plan, q, k, true, angles, stream);

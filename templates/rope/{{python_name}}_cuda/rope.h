@@ -44,17 +44,14 @@ struct RopeTable {
 // Every launcher returns cudaErrorInvalidValue for unsupported dtypes or
 // sizes (the binding checks them first, with readable messages), else the
 // launch status. q and k share dtype, batch, seq and head_dim.
-cudaError_t LaunchRopeTable(RopeHeads q, RopeHeads k, RopeShape shape,
-                            kernels_common::DType dtype, RopeTable table,
-                            cudaStream_t stream);
+cudaError_t LaunchRopeTable(RopeHeads q, RopeHeads k, RopeShape shape, kernels_common::DType dtype,
+                            RopeTable table, cudaStream_t stream);
 
 // angle_i = positions[b, s] * theta^(-2i / head_dim); positions: int64 at
 // b * positions_batch_stride + s (stride 0: shared by the batch).
 cudaError_t LaunchRopePositions(RopeHeads q, RopeHeads k, RopeShape shape,
-                                kernels_common::DType dtype,
-                                const int64_t* positions,
-                                int64_t positions_batch_stride, double theta,
-                                cudaStream_t stream);
+                                kernels_common::DType dtype, const int64_t* positions,
+                                int64_t positions_batch_stride, double theta, cudaStream_t stream);
 
 // LTX-Video's 3D rope over q's heads * head_dim channels (interleaved pairs;
 // shape.interleaved must be true): seq == frames * height * width, k has
@@ -62,9 +59,8 @@ cudaError_t LaunchRopePositions(RopeHeads q, RopeHeads k, RopeShape shape,
 // (rope_interpolation_scale * patch size / base size in diffusers; 1 when
 // it passes none).
 cudaError_t LaunchRopeLtxVideo(RopeHeads q, RopeHeads k, RopeShape shape,
-                               kernels_common::DType dtype, int64_t frames,
-                               int64_t height, int64_t width,
-                               const double (&coord_scale)[3], double theta,
+                               kernels_common::DType dtype, int64_t frames, int64_t height,
+                               int64_t width, const double (&coord_scale)[3], double theta,
                                cudaStream_t stream);
 
 }  // namespace {{python_name}}_cuda

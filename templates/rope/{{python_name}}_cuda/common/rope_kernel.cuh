@@ -68,10 +68,8 @@ struct RopeGrid {
 
 // Expands V per-pair angles (pair cV + p) into the 2V elements of a chunk.
 template <int V, bool kInterleaved>
-__device__ __forceinline__ void ExpandPairs(const float (&pc)[V],
-                                            const float (&ps)[V],
-                                            float (&c)[2 * V],
-                                            float (&s)[2 * V]) {
+__device__ __forceinline__ void ExpandPairs(const float (&pc)[V], const float (&ps)[V],
+                                            float (&c)[2 * V], float (&s)[2 * V]) {
 #pragma unroll
   for (int k = 0; k < 2 * V; ++k) {
     const int p = kInterleaved ? k / 2 : k % V;
@@ -101,24 +99,24 @@ struct TableAngles {
   __device__ __forceinline__ bool PerHead() const { return head_stride != 0; }
 
   template <int V, bool kInterleaved>
-  __device__ __forceinline__ void Get(int64_t b, int64_t s, int h, int lo,
-                                      int hi, const double*,
-                                      float (&c)[2 * V],
-                                      float (&sn)[2 * V]) const {
+  __device__ __forceinline__ void Get(int64_t b, int64_t s, int h, int lo, int hi, const double*,
+                                      float (&c)[2 * V], float (&sn)[2 * V]) const {
     const int64_t row = b * batch_stride + s * seq_stride + h * head_stride;
+    LoadChunk<V>(cos, row, lo, hi, c);
+    LoadChunk<V>(sin, row, lo, hi, sn);
+  }
+
+  // Elements lo .. lo + V - 1 and hi .. hi + V - 1 of a table row, as floats.
+  template <int V>
+  __device__ __forceinline__ static void LoadChunk(const W* table, int64_t row, int lo, int hi,
+                                                   float (&out)[2 * V]) {
     float part[V];
-    LoadWeights<W, V>(cos, row + lo, part);
+    LoadWeights<W, V>(table, row + lo, part);
 #pragma unroll
-    for (int i = 0; i < V; ++i) c[i] = part[i];
-    LoadWeights<W, V>(cos, row + hi, part);
+    for (int i = 0; i < V; ++i) out[i] = part[i];
+    LoadWeights<W, V>(table, row + hi, part);
 #pragma unroll
-    for (int i = 0; i < V; ++i) c[V + i] = part[i];
-    LoadWeights<W, V>(sin, row + lo, part);
-#pragma unroll
-    for (int i = 0; i < V; ++i) sn[i] = part[i];
-    LoadWeights<W, V>(sin, row + hi, part);
-#pragma unroll
-    for (int i = 0; i < V; ++i) sn[V + i] = part[i];
+    for (int i = 0; i < V; ++i) out[V + i] = part[i];
   }
 };
 
@@ -135,17 +133,14 @@ struct PositionAngles {
   // turns per unit of position: theta^(-2i / d) / (2 pi).
   __device__ __forceinline__ void Prepare(double* turns) const {
     for (int i = threadIdx.x; i < half; i += blockDim.x) {
-      turns[i] = exp2(-(2.0 * i / (2.0 * half)) * log2_theta) *
-                 (0.5 / 3.141592653589793238);
+      turns[i] = exp2(-(2.0 * i / (2.0 * half)) * log2_theta) * (0.5 / 3.141592653589793238);
     }
   }
 
   template <int V, bool kInterleaved>
-  __device__ __forceinline__ void Get(int64_t b, int64_t s, int, int lo, int,
-                                      const double* turns, float (&c)[2 * V],
-                                      float (&sn)[2 * V]) const {
-    const double pos =
-        static_cast<double>(positions[b * batch_stride + s]);
+  __device__ __forceinline__ void Get(int64_t b, int64_t s, int, int lo, int, const double* turns,
+                                      float (&c)[2 * V], float (&sn)[2 * V]) const {
+    const double pos = static_cast<double>(positions[b * batch_stride + s]);
     const int first = kInterleaved ? lo / 2 : lo;  // pair of element lo
     float pc[V], ps[V];
 #pragma unroll
@@ -180,13 +175,11 @@ struct LtxVideoAngles {
   }
 
   template <int V, bool kInterleaved>
-  __device__ __forceinline__ void Get(int64_t, int64_t s, int h, int lo, int,
-                                      const double* turns, float (&c)[2 * V],
-                                      float (&sn)[2 * V]) const {
+  __device__ __forceinline__ void Get(int64_t, int64_t s, int h, int lo, int, const double* turns,
+                                      float (&c)[2 * V], float (&sn)[2 * V]) const {
     static_assert(kInterleaved, "LTX-Video pairs channels 2i and 2i + 1");
     const int64_t plane = static_cast<int64_t>(height) * width;
-    const double coord[3] = {static_cast<double>(s / plane),
-                             static_cast<double>(s % plane / width),
+    const double coord[3] = {static_cast<double>(s / plane), static_cast<double>(s % plane / width),
                              static_cast<double>(s % width)};
     double unit[3];
 #pragma unroll
@@ -212,8 +205,7 @@ struct LtxVideoAngles {
 // Rotates one chunk in registers: x' = x * cos + rotate(x) * sin, element by
 // element, rotate(x) = (-x2, x1) for each pair (x1, x2).
 template <typename T, int V, bool kInterleaved>
-__device__ __forceinline__ void Rotate(Vec<T, V>& lo, Vec<T, V>& hi,
-                                       const float (&c)[2 * V],
+__device__ __forceinline__ void Rotate(Vec<T, V>& lo, Vec<T, V>& hi, const float (&c)[2 * V],
                                        const float (&s)[2 * V]) {
   float x[2 * V];
 #pragma unroll
@@ -239,9 +231,8 @@ __device__ __forceinline__ void Rotate(Vec<T, V>& lo, Vec<T, V>& hi,
 
 // Rotates head h's chunk of `rows` (if the tensor has head h) in place.
 template <typename T, int V, bool kInterleaved>
-__device__ __forceinline__ void RotateChunk(const HeadRows<T>& rows, int64_t b,
-                                            int64_t s, int h, int lo_vec,
-                                            int hi_vec, const float (&c)[2 * V],
+__device__ __forceinline__ void RotateChunk(const HeadRows<T>& rows, int64_t b, int64_t s, int h,
+                                            int lo_vec, int hi_vec, const float (&c)[2 * V],
                                             const float (&sn)[2 * V]) {
   if (h >= rows.heads) return;
   const RowSpan whole{0, 0, 0};
@@ -279,13 +270,11 @@ __global__ void __launch_bounds__(kRopeThreads)
   float c[2 * V], sn[2 * V];
   const bool per_head = angles.PerHead();
   if (!per_head) {
-    angles.template Get<V, kInterleaved>(b, s, 0, lo_vec * V, hi_vec * V,
-                                         turns, c, sn);
+    angles.template Get<V, kInterleaved>(b, s, 0, lo_vec * V, hi_vec * V, turns, c, sn);
   }
   for (int h = group; h < grid.slots; h += grid.groups) {
     if (per_head) {
-      angles.template Get<V, kInterleaved>(b, s, h, lo_vec * V, hi_vec * V,
-                                           turns, c, sn);
+      angles.template Get<V, kInterleaved>(b, s, h, lo_vec * V, hi_vec * V, turns, c, sn);
     }
     RotateChunk<T, V, kInterleaved>(q, b, s, h, lo_vec, hi_vec, c, sn);
     RotateChunk<T, V, kInterleaved>(k, b, s, h, lo_vec, hi_vec, c, sn);
