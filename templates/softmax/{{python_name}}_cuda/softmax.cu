@@ -68,6 +68,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads, V == 1 ? 1 : 0)
   });
   const MaxSum row = RowReduce<kGroup>(mine, MergeMaxSum{}, scratch);
   const float inv_sum = 1.f / row.sum;
+  KeepPacked(r);  // common/held_row.cuh: registers for two blocks per SM
   ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
     *BodyVector<V, kSplit>(y_row, span, idx) =
         SoftmaxVector(r[k], row.max, inv_sum);
