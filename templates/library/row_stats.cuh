@@ -10,9 +10,10 @@
 //                     (its V values' mean and squared deviations), so the
 //                     division of a Welford update is paid once per vector.
 //
-// Who holds what, as row_span.cuh says: a thread of the row's `lanes` owns
-// body vectors first, first + lanes, ... (kVecs of them in registers on the
-// register paths) and the edge elements EdgeOfSlot gives it.
+// Who holds what, as held_row.cuh and row_span.cuh say: a thread of the
+// row's `lanes` owns body vectors first, first + lanes, ... (kVecs of them
+// in registers on the register paths) and the edge elements EdgeOfSlot
+// gives it.
 //
 // Contract: every thread of the row calls these (they reduce across the
 // row: reduce.cuh's barrier contract), including threads that hold nothing
@@ -24,6 +25,7 @@
 
 #include <cstdint>
 
+#include "held_row.cuh"
 #include "reduce.cuh"
 #include "row_span.cuh"
 #include "vec.cuh"
@@ -35,20 +37,13 @@ struct RowStats {
   float rstd;  // 1 / sqrt(var + eps)
 };
 
-// Sum of f(element) over the body vectors this thread holds: vector k is
-// body vector first + k * lanes, held when inside the body (span.body is 0
-// on a row the thread does not work on, so unloaded registers never count).
+// Sum of f(element) over the body vectors this thread holds
+// (held_row.cuh).
 template <typename T, int V, int kVecs, typename F>
 __device__ __forceinline__ float SumHeld(const Vec<T, V> (&r)[kVecs], int first, int lanes,
                                          const RowSpan& span, F f) {
   float sum = 0.f;
-#pragma unroll
-  for (int k = 0; k < kVecs; ++k) {
-    if (first + k * lanes < span.body) {
-#pragma unroll
-      for (int i = 0; i < V; ++i) sum += f(r[k].Get(i));
-    }
-  }
+  ForEachHeldValue(r, span, first, lanes, [&](float v) { sum += f(v); });
   return sum;
 }
 
