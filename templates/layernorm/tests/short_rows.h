@@ -1,0 +1,1 @@
+../../rmsnorm/tests/short_rows.h

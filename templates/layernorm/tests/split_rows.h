@@ -1,0 +1,1 @@
+../../rmsnorm/tests/split_rows.h

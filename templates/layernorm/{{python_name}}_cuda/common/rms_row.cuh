@@ -1,0 +1,1 @@
+../../../rmsnorm/{{python_name}}_cuda/common/rms_row.cuh
