@@ -3,7 +3,7 @@
 // (contiguous within a row). A memory-bound op moves every byte once, so the
 // launch is one shape for all of them: 256-thread blocks, grid-stride over
 // (row, vector) units, a grid of at most kElementwiseWaves waves of resident
-// blocks (more blocks would only queue; fewer leave bandwidth idle).
+// blocks (the grid-stride loop covers the rest).
 //
 // How a row is read (ChooseRowAccess, row_span.h): whole 16-byte vectors when
 // every row of every tensor starts on a 16-byte boundary and cols divides;
@@ -25,9 +25,9 @@
 //   cast that keeps 16-byte accesses); Element does element i of the row.
 //   Each unit touches only its own elements, so an output may alias an input
 //   of the same layout.
-// - `tensors` (LaunchElementwise) lists every tensor the op touches at row
-//   positions, output first: the split's phase is the first one's. All are
-//   of the launch dtype, cols <= 2^30.
+// - LaunchElementwise gets every tensor the op touches at row positions
+//   (base pointer and row stride, elements of the launch dtype), output
+//   first: the split's phase is the first one's. cols <= 2^30.
 // - Kernels are launched overlapped (overlap.cuh): the generic kernel waits
 //   for the previous kernel before its first memory access; nothing in Vector
 //   or Element needs to.
@@ -51,6 +51,13 @@ namespace kernels_common {
 constexpr int kElementwiseThreads = 256;
 // Grid cap in waves of resident blocks (8 blocks of 256 per SM on the H200).
 constexpr int kElementwiseWaves = 2;
+
+// A tensor the op reads or writes row by row: its base pointer and the
+// distance between rows, in elements of the launch dtype.
+struct RowTensor {
+  const void* ptr;
+  int64_t row_stride;
+};
 
 // What the kernel needs to walk the units: the row count, units per row and,
 // for a split, the first tensor's phase and row stride (row_span.h's
@@ -113,27 +120,33 @@ inline unsigned ElementwiseBlocks(int64_t units) {
 }
 
 // Launches make_op(TypeTag<T>{}) over rows x cols for dtype's T, choosing
-// whole vectors, a split or narrower vectors from `tensors` (output first).
+// whole vectors, a split or narrower vectors from the tensors (`first`: the
+// output).
 // Returns cudaErrorInvalidValue for sizes out of range (rows or cols < 0,
 // cols > 2^30) or an unsupported dtype, else the launch status; launches
 // nothing for an empty range.
-template <typename MakeOp>
-cudaError_t LaunchElementwise(DType dtype, int64_t rows, int64_t cols,
-                              std::initializer_list<VectorAccess> tensors,
-                              cudaStream_t stream, MakeOp&& make_op) {
+template <typename MakeOp, typename... More>
+cudaError_t LaunchElementwise(DType dtype, int64_t rows, int64_t cols, cudaStream_t stream,
+                              MakeOp&& make_op, const RowTensor& first,
+                              const More&... more) {
+  static_assert((std::is_same_v<More, RowTensor> && ...), "tensors are RowTensors");
   if (rows < 0 || cols < 0 || cols > (int64_t{1} << 30)) return cudaErrorInvalidValue;
-  if (rows == 0 || cols == 0 || tensors.size() == 0) return cudaSuccess;
+  if (rows == 0 || cols == 0) return cudaSuccess;
   return DispatchDtype(dtype, [&](auto tt) -> cudaError_t {
     using T = typename decltype(tt)::type;
     constexpr int kMaxWidth = 16 / sizeof(T);
+    constexpr int kElem = sizeof(T);
     using Op = decltype(make_op(tt));
     const Op op = make_op(tt);
-    const VectorAccess none{nullptr, 0, static_cast<int>(sizeof(T))};
-    const RowAccess access = ChooseRowAccess(kMaxWidth, cols, tensors, none);
+    const RowAccess access = ChooseRowAccess(
+        kMaxWidth, cols,
+        {VectorAccess{first.ptr, first.row_stride, kElem},
+         VectorAccess{more.ptr, more.row_stride, kElem}...},
+        VectorAccess{nullptr, 0, kElem});
     const ElementwiseShape shape{rows,
                                  access.split ? cols / kMaxWidth + 1 : cols / access.width,
                                  static_cast<int>(cols), access.first_phase,
-                                 tensors.begin()->row_stride};
+                                 first.row_stride};
     const dim3 grid(ElementwiseBlocks(rows * shape.units));
     const dim3 block(kElementwiseThreads);
     if (access.split) {

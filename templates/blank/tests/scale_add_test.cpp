@@ -1,9 +1,11 @@
 // scale_add and scale_add_out through the dispatcher against a float64
 // reference (out = x * alpha + y): odd sizes that leave vector tails, 1-D and
-// 2-D shapes, inputs one element past an aligned address (the kernel must
-// fall back from 16-byte loads), bf16/fp16/fp32, and non-contiguous inputs,
-// which the binding must reject; then large, near-max, > 65,535-row and
-// > 2^31-element inputs.
+// 2-D shapes, inputs one element past an aligned address (scale_add: x and y
+// off the fresh out's alignment, so narrower vectors; scale_add_out: out
+// offset too, so a scalar head and tail around 16-byte vectors),
+// bf16/fp16/fp32, and non-contiguous inputs, which the binding must reject;
+// then large, near-max, > 65,535-row and > 2^31-element inputs (the launcher
+// walks the buffer in rows of 2^20: sizes past one row and a short last row).
 #include <ATen/ATen.h>
 
 #include <cstdint>

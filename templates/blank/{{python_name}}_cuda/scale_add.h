@@ -6,13 +6,14 @@
 
 #include <cstdint>
 
+#include "common/dtype.h"
+
 namespace {{python_name}}_cuda {
 
-// Element types the launcher accepts (the binding maps torch dtypes to these).
-enum class DType { kFloat32, kFloat16, kBFloat16 };
+using kernels_common::DType;
 
 // out, x and y: `n` contiguous elements of `dtype`; out may alias x or y.
-// Any alignment works (16-byte aligned pointers take the vectorized path).
+// Any alignment works (16-byte vectors where the pointers allow them).
 // Returns cudaErrorInvalidValue for an unknown dtype or negative n, else the
 // launch status. Launches nothing for n == 0.
 cudaError_t LaunchScaleAdd(void* out, const void* x, const void* y, float alpha, int64_t n,

@@ -41,9 +41,9 @@ at::Tensor gelu_mul(const at::Tensor& gate, const at::Tensor& up, const std::str
 }
 
 TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
-  ops.def("geglu(Tensor x, bool gate_first=True, str approximate=\"none\") -> Tensor");
+  ops.def("geglu(Tensor x, bool gate_first=True, str approximate='none') -> Tensor");
   ops.impl("geglu", c10::kCUDA, &geglu);
-  ops.def("gelu_mul(Tensor gate, Tensor up, str approximate=\"none\") -> Tensor");
+  ops.def("gelu_mul(Tensor gate, Tensor up, str approximate='none') -> Tensor");
   ops.impl("gelu_mul", c10::kCUDA, &gelu_mul);
 }
 

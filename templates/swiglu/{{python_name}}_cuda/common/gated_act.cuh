@@ -74,16 +74,13 @@ template <typename Act>
 cudaError_t LaunchGated(void* out, const void* gate, const void* up, DType dtype,
                         int64_t rows, int64_t d, int64_t out_stride, int64_t gate_stride,
                         int64_t up_stride, cudaStream_t stream) {
-  const int elem = DTypeSize(dtype);
-  return LaunchElementwise(
-      dtype, rows, d,
-      {VectorAccess{out, out_stride, elem}, VectorAccess{gate, gate_stride, elem},
-       VectorAccess{up, up_stride, elem}},
-      stream, [&](auto tt) {
-        using T = typename decltype(tt)::type;
-        return GatedOp<T, Act>{static_cast<T*>(out), static_cast<const T*>(gate),
-                               static_cast<const T*>(up), out_stride, gate_stride, up_stride};
-      });
+  const auto make_op = [&](auto tt) {
+    using T = typename decltype(tt)::type;
+    return GatedOp<T, Act>{static_cast<T*>(out), static_cast<const T*>(gate),
+                           static_cast<const T*>(up), out_stride, gate_stride, up_stride};
+  };
+  return LaunchElementwise(dtype, rows, d, stream, make_op, RowTensor{out, out_stride},
+                           RowTensor{gate, gate_stride}, RowTensor{up, up_stride});
 }
 
 }  // namespace kernels_common
