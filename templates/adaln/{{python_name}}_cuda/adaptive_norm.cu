@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, s.first, s.step, edges);
   const RowStats st =
-      RegisterRowStats<kNorm, kGroup, V>(r, edges, s, span, inv_hidden, eps, scratch);
+      NormRegisterStats<kNorm, kGroup, V>(r, edges, s, span, inv_hidden, eps, scratch);
   const W* scale_row = RowOf<W>(scale, s.row, tokens);
   const W* shift_row = RowOf<W>(shift, s.row, tokens);
   StoreModulated<kSplit>(y_row, r, st, scale_row, shift_row, s, span);
@@ -98,8 +98,8 @@ __global__ void __launch_bounds__(kLoopBlockThreads)
   AllowNextKernelLaunch();
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, lane, lanes, edges);
-  const RowStats st = LoopRowStats<kNorm, V, kSplit>(x_row, span, edges, lane, lanes, inv_hidden,
-                                                     eps, sum_scratch, welford_scratch);
+  const RowStats st = NormLoopStats<kNorm, V, kSplit>(x_row, span, edges, lane, lanes, inv_hidden,
+                                                      eps, sum_scratch, welford_scratch);
   const W* scale_row = RowOf<W>(scale, row, tokens);
   const W* shift_row = RowOf<W>(shift, row, tokens);
   for (int idx = lane; idx < span.body; idx += lanes) {
