@@ -50,27 +50,17 @@ __device__ __forceinline__ float Normalized(float x, RowStats st, float w, float
 
 // One vector of x normalized; col: its first column. kVector: the weight and
 // bias are read as vectors (aligned rows), else an element at a time (a split
-// row's alignment changes from row to row; loading them ahead as arrays there
-// made ptxas spill the fp16 block-per-row kernel with fp32 parameters).
+// row's alignment changes from row to row).
 template <bool kVector, typename T, typename W, int V>
 __device__ __forceinline__ Vec<T, V> Normalize(const Vec<T, V>& v, const W* w, const W* b,
                                                int64_t col, RowStats st) {
+  float wf[V];
+  float bf[V] = {};
+  LoadWeights<W, V, kVector>(w, col, wf);
+  if (b != nullptr) LoadWeights<W, V, kVector>(b, col, bf);
   Vec<T, V> out;
-  if constexpr (kVector) {
-    float wf[V];
-    float bf[V] = {};
-    LoadWeights<W, V>(w, col, wf);
-    if (b != nullptr) LoadWeights<W, V>(b, col, bf);
 #pragma unroll
-    for (int i = 0; i < V; ++i) {
-      out.Set(i, Normalized(v.Get(i), st, wf[i], bf[i]));
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < V; ++i) {
-      out.Set(i, Normalized(v.Get(i), st, WeightAt(w, col + i), BiasAt(b, col + i)));
-    }
-  }
+  for (int i = 0; i < V; ++i) out.Set(i, Normalized(v.Get(i), st, wf[i], bf[i]));
   return out;
 }
 
@@ -86,11 +76,9 @@ __device__ __forceinline__ void NormalizeEdges(T* y_row, const EdgeValues<kSlots
 // Every register path of the row plan: each thread loads its kVecs vectors
 // (and a split row's edge elements) once; the row's threads reduce the sum,
 // then the squared deviations from the mean; each thread stores what it
-// holds. Registers: 8 vectors per thread may take one 512-thread block per
-// SM (up to 128 registers; left to itself ptxas held the fp16 split kernel
-// to 64 and spilled); the other paths fit two.
+// holds.
 template <typename T, typename W, int V, int kVecs, int kGroup, bool kSplit>
-__global__ void __launch_bounds__(kMaxBlockThreads, kVecs >= 8 ? 1 : 2)
+__global__ void __launch_bounds__(kMaxBlockThreads)
     LayerNormRegisterKernel(T* __restrict__ y, const T* __restrict__ x, const W* __restrict__ w,
                             const W* __restrict__ b, int64_t rows, int hidden, int first_phase,
                             int64_t x_stride, int64_t y_stride, float inv_hidden, float eps) {
@@ -113,6 +101,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads, kVecs >= 8 ? 1 : 2)
 
   const RowStats st = RegisterRowStats<kGroup, V>(r, edges, s.first, s.step, span, inv_hidden, eps,
                                                   sum_scratch, deviation_scratch);
+  KeepPacked(r);  // common/held_row.cuh: <= 64 registers, two 512-thread blocks per SM
 
   ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
     *BodyVector<V, kSplit>(y_row, span, idx) =
