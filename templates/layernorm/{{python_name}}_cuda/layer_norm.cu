@@ -28,7 +28,7 @@
 #include "common/held_row.cuh"
 #include "common/launch.cuh"
 #include "common/overlap.cuh"
-#include "common/rms_row.cuh"  // RowSlot, CurrentRowSlot
+#include "common/row_slot.cuh"  // RowSlot: the row and vectors a thread owns
 #include "common/row_span.cuh"
 #include "common/row_stats.cuh"
 #include "layer_norm.h"

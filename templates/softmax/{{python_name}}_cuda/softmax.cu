@@ -27,7 +27,7 @@
 #include "common/held_row.cuh"
 #include "common/launch.cuh"
 #include "common/overlap.cuh"
-#include "common/rms_row.cuh"  // RowSlot: the row and vectors a thread owns
+#include "common/row_slot.cuh"  // RowSlot: the row and vectors a thread owns
 #include "common/row_span.cuh"
 #include "common/softmax_plan.h"
 #include "common/softmax_row.cuh"

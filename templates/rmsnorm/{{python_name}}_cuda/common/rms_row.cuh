@@ -13,31 +13,11 @@
 
 #include "reduce.cuh"
 #include "row_plan.h"
+#include "row_slot.cuh"
 #include "row_span.cuh"
 #include "vec.cuh"
 
 namespace kernels_common {
-
-// Which row this thread works on and which vectors of it it owns. Threads of
-// a partial last group stay alive (valid == false) for the shuffles.
-struct RowSlot {
-  int64_t row;
-  int first;
-  int step;
-  bool valid;
-};
-
-template <int kGroup>
-__device__ __forceinline__ RowSlot CurrentRowSlot(int64_t rows) {
-  if constexpr (kGroup == kWholeBlock) {
-    return {static_cast<int64_t>(blockIdx.x), static_cast<int>(threadIdx.x),
-            static_cast<int>(blockDim.x), true};
-  } else {
-    const int64_t row =
-        (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kGroup;
-    return {row, static_cast<int>(threadIdx.x % kGroup), kGroup, row < rows};
-  }
-}
 
 // Sum of squares of the body vectors this thread holds (span.body is 0 for
 // a row the thread does not work on), so unloaded registers never count.

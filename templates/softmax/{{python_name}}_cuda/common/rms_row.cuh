@@ -1,1 +1,0 @@
-../../../rmsnorm/{{python_name}}_cuda/common/rms_row.cuh
