@@ -19,6 +19,9 @@
 #pragma once
 
 #include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <type_traits>
 
 namespace kernels_common {
 
@@ -43,6 +46,22 @@ __device__ __forceinline__ T ClusterReduce(T block_value, Op op, T* part) {
 
 __device__ __forceinline__ void ClusterReduceDone() {
   asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+// Calls f(integral_constant<int, C>) for a cluster of `cluster` blocks: the
+// compile-time size a __cluster_dims__ kernel needs.
+template <typename F>
+cudaError_t DispatchCluster(int cluster, F&& f) {
+  switch (cluster) {
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+  }
+  // Supported cluster sizes: 2, 4, 8 (1 block per row needs no cluster).
+  return cudaErrorInvalidValue;
 }
 
 }  // namespace kernels_common

@@ -16,6 +16,13 @@
 //   until another barrier has passed: two block reductions in a row take
 //   two scratch arrays (or a __syncthreads between them);
 // - every participating thread gets the full result.
+//
+// Each kind has its per-thread side too: MaxSumOf / AddValues fold a
+// thread's values into a MaxSum, WelfordAdd one value into a Welford. A new
+// kind of value (say (max, sum, target logit) in one pass) is a struct, an
+// op with a static Identity() and operator(), and a ShuffleXor overload in
+// namespace kernels_common; GroupReduce, BlockReduce and RowReduce then take
+// it unchanged.
 #pragma once
 
 #include <cmath>
@@ -68,6 +75,31 @@ struct MergeWelford {
     return {n, a.mean + delta * share, a.m2 + b.m2 + delta * delta * a.count * share};
   }
 };
+
+// The (max, sum) of values seen all at once: the max first, then one exp
+// per value. An empty or all -inf set is {-inf, 0}.
+template <typename ForEachValue>
+__device__ __forceinline__ MaxSum MaxSumOf(ForEachValue&& for_each) {
+  float max = -INFINITY;
+  for_each([&](float v) { max = fmaxf(max, v); });
+  float sum = 0.f;
+  if (max != -INFINITY) for_each([&](float v) { sum += __expf(v - max); });
+  return {max, sum};
+}
+
+// The state after N more values (a vector read in a loop): the sum is
+// rescaled once to the new max.
+template <int N>
+__device__ __forceinline__ MaxSum AddValues(MaxSum s, const float (&v)[N]) {
+  float max = s.max;
+#pragma unroll
+  for (int i = 0; i < N; ++i) max = fmaxf(max, v[i]);
+  if (max == -INFINITY) return s;  // nothing but -inf so far
+  float sum = s.sum * __expf(s.max - max);
+#pragma unroll
+  for (int i = 0; i < N; ++i) sum += __expf(v[i] - max);
+  return {max, sum};
+}
 
 // One value x appended to a Welford state (the per-thread accumulation).
 __device__ __forceinline__ Welford WelfordAdd(Welford s, float x) {

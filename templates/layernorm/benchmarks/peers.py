@@ -6,8 +6,8 @@ float64. BENCHMARKS is keyed by benchmark name (BenchSpec.name in
 benchmarks/layer_norm_bench.cpp): "layer_norm" passes a weight and a bias of
 x's dtype, "layer_norm_no_affine" neither (LTX-Video). A peer factory runs
 once; whatever it raises (a package not installed) is reported as the peer's
-reason for being unavailable. Format: tools/harness/python/README.md in
-kbuild's tree.
+reason for being unavailable. Format: the skill's references/harness.md (Python
+peers).
 """
 import torch
 import torch.nn.functional as F

@@ -2,7 +2,7 @@
 benchmarks/peers.py (rms_norm over [rows, hidden], head_rms_norm over
 [tokens, heads, head_dim]): the inputs, the float64 reference, and the peer
 factories (torch.compile of F.rms_norm, Liger, QuACK). Format:
-tools/harness/python/README.md in kbuild's tree.
+the skill's references/harness.md (Python peers).
 """
 import importlib
 

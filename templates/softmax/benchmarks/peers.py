@@ -3,8 +3,7 @@
 After the C++ benchmark (benchmarks/softmax_bench.cpp, whose baseline is
 at::softmax, i.e. F.softmax eager), kbuild times ours and every peer here in
 one Python worker by the same rules and checks their values against
-reference() in float64. Format: tools/harness/python/README.md in kbuild's
-tree. A peer factory that raises (a package not installed) is reported as
+reference() in float64. Format: the skill's references/harness.md (Python peers). A peer factory that raises (a package not installed) is reported as
 the peer's reason for being unavailable.
 
 Peers: torch.compile of torch.softmax; Liger-Kernel's LigerSoftmaxFunction

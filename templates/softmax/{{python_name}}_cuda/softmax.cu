@@ -147,21 +147,6 @@ __global__ void __cluster_dims__(kCluster, 1, 1)
                                          y_stride);
 }
 
-// Calls f(integral_constant<int, C>) for the plan's cluster size.
-template <typename F>
-cudaError_t DispatchCluster(int cluster, F&& f) {
-  switch (cluster) {
-    case 2:
-      return f(std::integral_constant<int, 2>{});
-    case 4:
-      return f(std::integral_constant<int, 4>{});
-    case 8:
-      return f(std::integral_constant<int, 8>{});
-  }
-  // Supported cluster sizes: 2, 4, 8 (1 takes SoftmaxLoopKernel).
-  return cudaErrorInvalidValue;
-}
-
 bool DeviceRunsClusters() {
   return CachedDeviceAttribute<cudaDevAttrComputeCapabilityMajor>(0) >= 9;
 }

@@ -2,8 +2,8 @@
 and geglu templates' benchmarks/peers.py: the inputs (case.shape is the
 output's [rows, d]), the float64 reference and the BENCHMARKS entries, in the
 one-tensor form (x = [rows, 2d], gate_first picks the gate's half) and the
-two-tensor form (gate, up = [rows, d]). Format: tools/harness/python/README.md
-in kbuild's tree.
+two-tensor form (gate, up = [rows, d]). Format: the skill's references/harness.md
+(Python peers).
 """
 import torch
 
