@@ -35,7 +35,10 @@ def copy_source_tree(dest):
                  cwd=REPO_ROOT).stdout
     for rel in filter(None, listed.split("\0")):
         src = REPO_ROOT / rel
-        if src.is_file() and not src.is_symlink():
+        if src.is_symlink():  # templates reach the kernel library through links, as in a clone
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(os.readlink(src), dest / rel)
+        elif src.is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / rel)
 
