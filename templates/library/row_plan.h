@@ -19,8 +19,13 @@
 //   nv <= 1024      a block per row, nv / 2 threads, 2 vectors each
 //   nv <= 512 x B   a block per row, nv / B threads, B vectors each (B: the
 //                   budget, 4 or 8)
-//   larger          a block per row, 512 threads, two passes (the row is
-//                   re-read from L2, not DRAM)
+//   larger          a block per row, 512 threads, looping over the row: two
+//                   passes for an op that writes the row back (re-read from
+//                   L2, not DRAM); one for an op that reduces a row to a
+//                   value (logsumexp, cross entropy, row sums), which holds
+//                   nothing and may plan with any budget
+// Few long rows may instead be split over clusters of blocks:
+// PlanRowsOrClusters, below.
 #pragma once
 
 #include <cstdint>
@@ -159,6 +164,33 @@ inline RowPlan PlanRows(int64_t rows, int64_t nv, int sm_count, int threads_per_
     return {RowPath::kBlock4, RoundUpToWarp(CeilDiv(nv, 4)), rows};
   }
   return {RowPath::kBlockLoop, kLoopBlockThreads, rows};
+}
+
+// Few long rows: a row that gets a block of its own leaves SMs idle when
+// there are fewer rows than SMs (32 x 151936 bf16: 32 of 132 H200 SMs). Such
+// a row is split over a cluster of 2, 4 or 8 blocks (sm_90 thread block
+// clusters; cluster_reduce.cuh combines their partial results, each block
+// looping over its share), while the GPU has fewer blocks than SMs and each
+// block keeps at least kLoopBlockThreads vectors of the row (one per
+// thread). Otherwise the row plan of PlanRows, cluster 1.
+constexpr int kMaxRowCluster = 8;  // the portable cluster size
+
+struct ClusteredRowPlan {
+  RowPlan rows;  // blocks: rows * cluster on the cluster path (kBlockLoop)
+  int cluster;   // blocks per row: 1, or 2 / 4 / 8
+};
+
+// clusters: the device runs thread block clusters and the launch can use
+// them (e.g. it reads whole 16-byte vectors); max_vecs as for PlanRows.
+inline ClusteredRowPlan PlanRowsOrClusters(int64_t rows, int64_t nv, int sm_count,
+                                           int threads_per_sm, int max_vecs, bool clusters) {
+  int cluster = 1;
+  while (clusters && cluster < kMaxRowCluster && rows * cluster < sm_count &&
+         nv >= int64_t{2} * cluster * kLoopBlockThreads) {
+    cluster *= 2;
+  }
+  if (cluster == 1) return {PlanRows(rows, nv, sm_count, threads_per_sm, max_vecs), 1};
+  return {{RowPath::kBlockLoop, kLoopBlockThreads, rows * cluster}, cluster};
 }
 
 }  // namespace kernels_common
