@@ -1,0 +1,49 @@
+// The values `kbuild tune` passes between its parts: a search space's
+// parameters (tune_space.h reads them from kbuild.toml and generates
+// variants), a variant (one value per parameter, compiled in as -DNAME=VALUE),
+// and what evaluating a variant gave (tune_results.h records, ranks and
+// renders them).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kb {
+
+// One tunable parameter: a macro name (C identifier, upper case by
+// convention) and the values it may take, as written in kbuild.toml
+// (integers or identifiers), in the declared order.
+struct TuneParam {
+  std::string name;
+  std::vector<std::string> values;
+};
+
+// One point of the space: a value per parameter, in the space's order.
+struct TuneVariant {
+  std::vector<std::pair<std::string, std::string>> values;  // (name, value)
+  std::string id;  // stable: the same values give the same id (e.g. "v-3f9a1c2e")
+};
+
+// How a variant fared. Invalid variants (any stage failed) never rank.
+enum class TuneStage { kPending, kBuildFailed, kTestFailed, kBenchFailed, kSpills, kDone };
+
+// One benchmark case of one variant.
+struct TuneCaseTime {
+  std::string name;  // "<benchmark>/<case>", as kbuild bench names it
+  double median_us = 0;
+  double percent_of_peak = 0;  // 0 = unknown
+  double bytes = 0;            // what the case must move (shape bucket)
+};
+
+struct TuneEvaluation {
+  TuneVariant variant;
+  TuneStage stage = TuneStage::kPending;
+  std::string reason;  // why it is invalid: the first error line, "" when kDone
+  int spill_bytes = 0;
+  double build_seconds = 0;
+  std::vector<TuneCaseTime> cases;  // performance cases only (kDone)
+};
+
+}  // namespace kb
