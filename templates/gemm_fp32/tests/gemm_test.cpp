@@ -1,0 +1,171 @@
+// gemm through the dispatcher against at::mm in float64 (A, B upcast), with a
+// tolerance that grows with K (gemm_cases.h). Shapes [M, N, K] from 1x1x1 and
+// primes (scalar path) to 4096x1024x8192 (16-byte path), edge tiles on both
+// paths, K = 0; with and without bias; inputs one element off alignment and
+// rows of a wider matrix (scalar or vector path by the row stride), a
+// broadcast row; tiny and large magnitudes, more than 65,535 tile rows or
+// columns of blocks, more than 2^31 outputs; refused: transposed views,
+// strided columns, bf16 and fp16. And, on the host, that the tolerance
+// rejects a result missing one product or one K-tile.
+#include <ATen/ATen.h>
+
+#include <string>
+
+#include "gemm_cases.h"
+#include "kbuild/harness/op_test.h"
+
+namespace {
+
+using kb::harness::ArgFactory;
+using kb::harness::Args;
+using kb::harness::Case;
+using kb::harness::MakeCases;
+using kb::harness::OpSpec;
+
+// [M, N, K]. 16-byte path: K, N multiples of 4 (128x128x128 one whole tile;
+// 129x132x36 edge tiles on every side; 1x4096x4096 one row). Scalar path: the
+// odd ones.
+std::vector<std::vector<int64_t>> Shapes() {
+  return {{1, 1, 1},          {7, 13, 5},     {127, 129, 131}, {128, 128, 128},
+          {129, 132, 36},     {1, 4096, 4096}, {257, 3, 1000}, {3, 257, 9},
+          {1000, 1000, 1000}, {4096, 1024, 8192}};
+}
+
+// bias: "none" or "fp32" ([N], float32).
+OpSpec GemmSpec(const std::string& bias) {
+  OpSpec spec;
+  spec.test = "gemm bias=" + bias;
+  spec.op = kb::harness::ProjectOp("gemm");
+  spec.cases = WithGemmTolerance(MakeCases(Shapes(), {at::kFloat}));
+  // K = 0: C is the bias (or zeros), written without a multiply.
+  for (auto& c : WithGemmTolerance(MakeCases({{5, 7, 0}}, {at::kFloat}))) spec.cases.push_back(c);
+  // One element past an aligned address: checked scalar loads on every shape.
+  for (auto& c : WithGemmTolerance(MakeCases({{7, 13, 5}, {127, 129, 131}, {1000, 1000, 1000}},
+                                             {at::kFloat}, {.offset_view = true}))) {
+    spec.cases.push_back(c);
+  }
+  spec.make_args = [bias](ArgFactory& f) {
+    const auto& s = f.test_case().shape;
+    c10::IValue b;  // None
+    if (bias == "fp32") b = f.Param({s[1]});
+    return Args{f.Input({s[0], s[2]}), f.Input({s[2], s[1]}), b};
+  };
+  spec.reference = [](const Args& a) {
+    return std::vector<at::Tensor>{GemmReference(a[0].toTensor(), a[1].toTensor(), a[2])};
+  };
+  return spec;
+}
+
+// Rows `pad` elements longer than the matrix (A [M, K + pad], B [K, N + pad]
+// narrowed): pad 4 keeps the row stride a multiple of 4 (16-byte path on
+// 256x256x256), pad 3 does not (scalar path). Then A as one row broadcast
+// to M rows (row stride 0).
+OpSpec StridedRowsSpec(int64_t pad) {
+  OpSpec spec = GemmSpec("fp32");
+  spec.test = "gemm rows " + std::to_string(pad) + " elements apart beyond the matrix";
+  spec.cases = WithGemmTolerance(MakeCases({{256, 256, 256}, {67, 131, 36}}, {at::kFloat}));
+  spec.make_args = [pad](ArgFactory& f) {
+    const auto& s = f.test_case().shape;
+    const at::Tensor a = f.Input({s[0], s[2] + pad}).narrow(1, 0, s[2]);
+    const at::Tensor b = f.Input({s[2], s[1] + pad}).narrow(1, 0, s[1]);
+    return Args{a, b, f.Param({s[1]})};
+  };
+  return spec;
+}
+
+OpSpec BroadcastRowSpec() {
+  OpSpec spec = GemmSpec("none");
+  spec.test = "gemm a broadcast row (row stride 0)";
+  spec.cases = WithGemmTolerance(MakeCases({{300, 256, 512}, {33, 7, 5}}, {at::kFloat}));
+  spec.make_args = [](ArgFactory& f) {
+    const auto& s = f.test_case().shape;
+    const at::Tensor a = f.Input({1, s[2]}).expand({s[0], s[2]});
+    return Args{a, f.Input({s[2], s[1]}), c10::IValue()};
+  };
+  return spec;
+}
+
+// Tiny (1e-4: products 1e-8, far above fp32's smallest normal) and large
+// (1e3: products 1e6) inputs; the tolerance's atol follows magnitude^2.
+// fp32 near its max is outside a GEMM's contract (every product overflows).
+// More than 65,535 tile rows' worth of rows and columns (a one-dimensional
+// grid: no gridDim.y limit to hit), and more than 2^31 outputs (64-bit
+// offsets; ~25 GB of GPU memory with the float64 reference).
+OpSpec InputClassesSpec() {
+  OpSpec spec = GemmSpec("fp32");
+  spec.test = "gemm input classes";
+  const std::vector<std::vector<int64_t>> shapes = {{127, 129, 131}, {1000, 1000, 1000}};
+  spec.cases.clear();
+  for (double magnitude : {kb::harness::kTinyMagnitude, kb::harness::kLargeMagnitude}) {
+    for (auto& c : WithGemmTolerance(MakeCases(shapes, {at::kFloat}, {.magnitude = magnitude}))) {
+      spec.cases.push_back(c);
+    }
+  }
+  for (auto& c : WithGemmTolerance(MakeCases({{70001, 9, 17}, {9, 70001, 17}}, {at::kFloat}))) {
+    spec.cases.push_back(c);
+  }
+  for (auto& c :
+       WithGemmTolerance(MakeCases({{(int64_t{1} << 21) + 1, 1024, 1}}, {at::kFloat}))) {
+    spec.cases.push_back(c);
+  }
+  return spec;
+}
+
+KB_OP_TEST(Gemm, NoBias, GemmSpec("none"));
+KB_OP_TEST(Gemm, Fp32Bias, GemmSpec("fp32"));
+KB_OP_TEST(Gemm, RowStrideMultipleOf4TakesVectors, StridedRowsSpec(4));
+KB_OP_TEST(Gemm, RowStrideOffByOneTakesScalars, StridedRowsSpec(3));
+KB_OP_TEST(Gemm, BroadcastRow, BroadcastRowSpec());
+KB_OP_TEST(Gemm, TinyLargeManyTilesAndHugeOutputs, InputClassesSpec());
+
+TEST(Gemm, RejectsTransposedViews) {
+  for (const char* which : {"a", "b"}) {
+    OpSpec spec = GemmSpec("none");
+    spec.cases = MakeCases({{64, 48, 32}}, {at::kFloat}, {.expects_rejection = true});
+    spec.make_args = [which](ArgFactory& f) {
+      const auto& s = f.test_case().shape;
+      const bool a_t = std::string(which) == "a";
+      const at::Tensor a = a_t ? f.Input({s[2], s[0]}).t() : f.Input({s[0], s[2]});
+      const at::Tensor b = a_t ? f.Input({s[2], s[1]}) : f.Input({s[1], s[2]}).t();
+      return Args{a, b, c10::IValue()};
+    };
+    kb::harness::ExpectOpPasses(spec);
+  }
+}
+
+TEST(Gemm, RejectsStridedColumnsAndHalfTypes) {
+  OpSpec spec = GemmSpec("none");
+  spec.cases = MakeCases({{8, 16, 32}}, {at::kFloat},
+                         {.non_contiguous = true, .expects_rejection = true});
+  for (auto& c : MakeCases({{8, 16, 32}}, {at::kBFloat16, at::kHalf}, {.expects_rejection = true}))
+    spec.cases.push_back(c);
+  kb::harness::ExpectOpPasses(spec);
+}
+
+// On the host, in float64: a result that misses the last product, or the
+// K-tile of 8 products at the middle of K, is outside the tolerance in at
+// least one output, while the exact result is inside it.
+TEST(GemmTolerance, CatchesADroppedTermOrTile) {
+  at::manual_seed(7);
+  for (const auto& s : std::vector<std::vector<int64_t>>{
+           {64, 64, 5}, {127, 129, 131}, {200, 200, 1000}, {256, 128, 8192}}) {
+    const int64_t m = s[0], n = s[1], k = s[2];
+    const at::Tensor a = at::randn({m, k}, at::kDouble);
+    const at::Tensor b = at::randn({k, n}, at::kDouble);
+    const at::Tensor want = at::mm(a, b);
+    const kb::harness::Tolerance tol = GemmTolerance(k, 1.0);
+    auto within = [&](const at::Tensor& got) {
+      return at::isclose(got, want, tol.rtol, tol.atol).all().item<bool>();
+    };
+    EXPECT_TRUE(within(want.to(at::kFloat).to(at::kDouble)));
+    const at::Tensor last = at::mm(a.narrow(1, k - 1, 1), b.narrow(0, k - 1, 1));
+    EXPECT_FALSE(within(want - last)) << "K = " << k << ": a dropped product passes";
+    if (k >= 8) {
+      const int64_t first = (k / 2) / 8 * 8;
+      const at::Tensor tile = at::mm(a.narrow(1, first, 8), b.narrow(0, first, 8));
+      EXPECT_FALSE(within(want - tile)) << "K = " << k << ": a dropped K-tile passes";
+    }
+  }
+}
+
+}  // namespace

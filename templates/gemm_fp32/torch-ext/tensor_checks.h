@@ -1,0 +1,1 @@
+../../rmsnorm/torch-ext/tensor_checks.h

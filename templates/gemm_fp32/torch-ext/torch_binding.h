@@ -1,0 +1,8 @@
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <optional>
+
+// C = a @ b (+ bias on every row): fp32 [m, k] x [k, n] -> a new [m, n].
+at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, const std::optional<at::Tensor>& bias);

@@ -1,0 +1,1 @@
+../../../library/launch.cuh

@@ -1,0 +1,1 @@
+../../../library/overlap.cuh

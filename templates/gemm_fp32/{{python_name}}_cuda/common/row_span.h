@@ -1,0 +1,1 @@
+../../../library/row_span.h
