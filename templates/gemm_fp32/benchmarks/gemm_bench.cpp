@@ -17,9 +17,9 @@ using kb::harness::Args;
 using kb::harness::Case;
 
 // [M, N, K]
-const std::vector<std::vector<int64_t>> kShapes = {
-    {4096, 1024, 8192}, {8192, 8192, 8192}, {1000, 1000, 1000},
-    {4096, 4096, 4096}, {2048, 8192, 1024}, {1, 4096, 4096}};
+const std::vector<std::vector<int64_t>> kShapes = {{4096, 1024, 8192}, {8192, 8192, 8192},
+                                                   {1000, 1000, 1000}, {4096, 4096, 4096},
+                                                   {2048, 8192, 1024}, {1, 4096, 4096}};
 
 double Elements(const Case& c) {
   const double m = c.shape[0], n = c.shape[1], k = c.shape[2];
@@ -59,13 +59,14 @@ kb::harness::BenchSpec GemmBench(bool bias) {
   spec.reference = [](const Args& a) {
     return std::vector<at::Tensor>{GemmReference(a[0].toTensor(), a[1].toTensor(), a[2])};
   };
-  spec.baselines = {{bias ? "at::addmm (cuBLAS SGEMM, TF32 off)" : "at::mm (cuBLAS SGEMM, TF32 off)",
-                     [](const Args& a) {
-                       const at::Tensor& x = a[0].toTensor();
-                       const at::Tensor& w = a[1].toTensor();
-                       return std::vector<at::Tensor>{
-                           a[2].isNone() ? at::mm(x, w) : at::addmm(a[2].toTensor(), x, w)};
-                     }}};
+  spec.baselines = {
+      {bias ? "at::addmm (cuBLAS SGEMM, TF32 off)" : "at::mm (cuBLAS SGEMM, TF32 off)",
+       [](const Args& a) {
+         const at::Tensor& x = a[0].toTensor();
+         const at::Tensor& w = a[1].toTensor();
+         return std::vector<at::Tensor>{a[2].isNone() ? at::mm(x, w)
+                                                      : at::addmm(a[2].toTensor(), x, w)};
+       }}};
   return spec;
 }
 

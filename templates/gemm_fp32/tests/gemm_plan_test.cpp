@@ -3,12 +3,12 @@
 // taken only when every vector of every tile is aligned and wholly inside
 // or outside the matrix, and shapes past the grid are refused. A tile with
 // no block leaves output unwritten on the GPU; two blocks on one tile race.
-#include "../{{python_name}}_cuda/gemm_plan.h"
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
+
+#include "../{{python_name}}_cuda/gemm_plan.h"
 
 namespace {
 
@@ -19,17 +19,8 @@ using {{python_name}}_cuda::PlanGemm;
 using {{python_name}}_cuda::TileIndex;
 using {{python_name}}_cuda::TileOfBlock;
 
-GemmShape Shape(int64_t m, int64_t n, int64_t k) {
-  GemmShape s;
-  s.m = m;
-  s.n = n;
-  s.k = k;
-  s.lda = k;
-  s.ldb = n;
-  s.a = 0x1000;
-  s.b = 0x2000;
-  return s;
-}
+// Contiguous A and B at 16-byte aligned addresses.
+GemmShape Shape(int64_t m, int64_t n, int64_t k) { return {m, n, k, k, n, 0x1000, 0x2000}; }
 
 TEST(GemmPlan, EveryTileGetsExactlyOneBlock) {
   const int64_t g = GemmTile::kGroupM;

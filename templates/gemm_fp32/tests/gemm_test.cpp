@@ -26,9 +26,8 @@ using kb::harness::OpSpec;
 // 129x132x36 edge tiles on every side; 1x4096x4096 one row). Scalar path: the
 // odd ones.
 std::vector<std::vector<int64_t>> Shapes() {
-  return {{1, 1, 1},          {7, 13, 5},     {127, 129, 131}, {128, 128, 128},
-          {129, 132, 36},     {1, 4096, 4096}, {257, 3, 1000}, {3, 257, 9},
-          {1000, 1000, 1000}, {4096, 1024, 8192}};
+  return {{1, 1, 1},       {7, 13, 5},     {127, 129, 131}, {128, 128, 128},    {129, 132, 36},
+          {1, 4096, 4096}, {257, 3, 1000}, {3, 257, 9},     {1000, 1000, 1000}, {4096, 1024, 8192}};
 }
 
 // bias: "none" or "fp32" ([N], float32).
@@ -104,8 +103,7 @@ OpSpec InputClassesSpec() {
   for (auto& c : WithGemmTolerance(MakeCases({{70001, 9, 17}, {9, 70001, 17}}, {at::kFloat}))) {
     spec.cases.push_back(c);
   }
-  for (auto& c :
-       WithGemmTolerance(MakeCases({{(int64_t{1} << 21) + 1, 1024, 1}}, {at::kFloat}))) {
+  for (auto& c : WithGemmTolerance(MakeCases({{(int64_t{1} << 21) + 1, 1024, 1}}, {at::kFloat}))) {
     spec.cases.push_back(c);
   }
   return spec;
@@ -135,8 +133,8 @@ TEST(Gemm, RejectsTransposedViews) {
 
 TEST(Gemm, RejectsStridedColumnsAndHalfTypes) {
   OpSpec spec = GemmSpec("none");
-  spec.cases = MakeCases({{8, 16, 32}}, {at::kFloat},
-                         {.non_contiguous = true, .expects_rejection = true});
+  spec.cases =
+      MakeCases({{8, 16, 32}}, {at::kFloat}, {.non_contiguous = true, .expects_rejection = true});
   for (auto& c : MakeCases({{8, 16, 32}}, {at::kBFloat16, at::kHalf}, {.expects_rejection = true}))
     spec.cases.push_back(c);
   kb::harness::ExpectOpPasses(spec);

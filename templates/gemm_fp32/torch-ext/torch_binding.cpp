@@ -19,6 +19,7 @@
 #include "torch_binding.h"
 
 using namespace norm_binding;
+namespace kernel = {{python_name}}_cuda;
 
 namespace {
 
@@ -38,8 +39,8 @@ int64_t RowStride(const at::Tensor& t, const char* op, const char* name) {
              " must have contiguous rows (stride(1) == 1), got strides ", ShapeText(t.strides()),
              " for shape ", ShapeText(t.sizes()),
              " (a transposed view is not read in place); hint: pass ", name, ".contiguous()");
-  NORM_CHECK(t.size(0) <= {{python_name}}_cuda::kMaxDim && t.size(1) <= {{python_name}}_cuda::kMaxDim,
-             op, ": ", name, " has shape ", ShapeText(t.sizes()), "; each size must be below 2^31");
+  NORM_CHECK(t.size(0) <= kernel::kMaxDim && t.size(1) <= kernel::kMaxDim, op, ": ", name,
+             " has shape ", ShapeText(t.sizes()), "; each size must be below 2^31");
   return t.size(0) <= 1 ? t.size(1) : t.stride(0);
 }
 
@@ -71,9 +72,8 @@ at::Tensor gemm(const at::Tensor& a, const at::Tensor& b, const std::optional<at
   at::Tensor c = at::empty({m, n}, a.options());
   if (m == 0 || n == 0) return c;
   const c10::cuda::CUDAGuard guard(a.device());
-  CheckLaunch({{python_name}}_cuda::LaunchGemm(c.data_ptr<float>(), a.data_ptr<float>(),
-                                               b.data_ptr<float>(), bias_ptr, m, n, k, lda, ldb,
-                                               at::cuda::getCurrentCUDAStream()),
+  CheckLaunch(kernel::LaunchGemm(c.data_ptr<float>(), a.data_ptr<float>(), b.data_ptr<float>(),
+                                 bias_ptr, m, n, k, lda, ldb, at::cuda::getCurrentCUDAStream()),
               kOp);
   return c;
 }

@@ -28,14 +28,16 @@
 
 namespace {
 
-using {{python_name}}_cuda::GemmTile;
-using {{python_name}}_cuda::TileIndex;
-using {{python_name}}_cuda::TileOfBlock;
 using kernels_common::AllowNextKernelLaunch;
 using kernels_common::Vec;
 using kernels_common::WaitForPreviousKernel;
+using {{python_name}}_cuda::GemmTile;
+using {{python_name}}_cuda::TileIndex;
+using {{python_name}}_cuda::TileOfBlock;
 using F4 = Vec<float, 4>;
 
+// Columns [col, col + 4) of one row: one 16-byte load (kVector) or four
+// checked scalar loads; zeros outside the matrix.
 template <bool kVector>
 __device__ __forceinline__ void LoadFour(const float* row, int64_t col, int64_t cols,
                                          bool row_inside, float (&out)[4]) {
@@ -50,30 +52,20 @@ __device__ __forceinline__ void LoadFour(const float* row, int64_t col, int64_t 
   }
 }
 
-// The A tile's rows [row0, row0 + BM) x columns [k0, k0 + BK): vector l of
-// this thread is row v / (BK / 4), columns (v % (BK / 4)) * 4 + [0, 4).
-template <bool kVector>
-__device__ __forceinline__ void LoadATile(const float* a, int64_t row0, int64_t k0, int m, int k,
-                                          int64_t lda, float (&regs)[GemmTile::kALoads][4]) {
-  constexpr int kPerRow = GemmTile::kBK / 4;
+// A tile of a row-major matrix `x` (rows `rows`, columns `cols`, rows `ld`
+// apart): rows [row0, ...) x columns [col0, col0 + kCols), 4 columns per
+// vector; vector l of this thread is v = threadIdx.x + l * threads, row
+// v / (kCols / 4), columns (v % (kCols / 4)) * 4 + [0, 4). Outside the
+// matrix: zeros. The A tile is BM x BK, the B tile BK x BN.
+template <bool kVector, int kCols, int kLoads>
+__device__ __forceinline__ void LoadTile(const float* x, int64_t row0, int64_t col0, int64_t rows,
+                                         int64_t cols, int64_t ld, float (&regs)[kLoads][4]) {
+  constexpr int kPerRow = kCols / 4;
 #pragma unroll
-  for (int l = 0; l < GemmTile::kALoads; ++l) {
+  for (int l = 0; l < kLoads; ++l) {
     const int v = threadIdx.x + l * GemmTile::kThreads;
     const int64_t row = row0 + v / kPerRow;
-    LoadFour<kVector>(a + row * lda, k0 + v % kPerRow * 4, k, row < m, regs[l]);
-  }
-}
-
-// The B tile's rows [k0, k0 + BK) x columns [col0, col0 + BN).
-template <bool kVector>
-__device__ __forceinline__ void LoadBTile(const float* b, int64_t k0, int64_t col0, int n, int k,
-                                          int64_t ldb, float (&regs)[GemmTile::kBLoads][4]) {
-  constexpr int kPerRow = GemmTile::kBN / 4;
-#pragma unroll
-  for (int l = 0; l < GemmTile::kBLoads; ++l) {
-    const int v = threadIdx.x + l * GemmTile::kThreads;
-    const int64_t row = k0 + v / kPerRow;
-    LoadFour<kVector>(b + row * ldb, col0 + v % kPerRow * 4, n, row < k, regs[l]);
+    LoadFour<kVector>(x + row * ld, col0 + v % kPerRow * 4, cols, row < rows, regs[l]);
   }
 }
 
@@ -121,8 +113,8 @@ __global__ void __launch_bounds__(GemmTile::kThreads)
                const float* __restrict__ bias, int m, int n, int k, int64_t lda, int64_t ldb,
                int64_t tiles_m, int64_t tiles_n) {
   using G = GemmTile;
-  __shared__ alignas(16) float a_tile[2][G::kBK][G::kAStride];
-  __shared__ alignas(16) float b_tile[2][G::kBK][G::kBN];
+  alignas(16) __shared__ float a_tile[2][G::kBK][G::kAStride];
+  alignas(16) __shared__ float b_tile[2][G::kBK][G::kBN];
   const TileIndex tile = TileOfBlock(blockIdx.x, tiles_m, tiles_n);
   const int64_t row0 = tile.m * G::kBM;
   const int64_t col0 = tile.n * G::kBN;
@@ -138,8 +130,8 @@ __global__ void __launch_bounds__(GemmTile::kThreads)
   float b_next[G::kBLoads][4];
   const int stages = (k + G::kBK - 1) / G::kBK;
   if (stages > 0) {
-    LoadATile<kVector>(a, row0, 0, m, k, lda, a_next);
-    LoadBTile<kVector>(b, 0, col0, n, k, ldb, b_next);
+    LoadTile<kVector, G::kBK>(a, row0, 0, m, k, lda, a_next);
+    LoadTile<kVector, G::kBN>(b, 0, col0, k, n, ldb, b_next);
     StoreATile(a_tile[0], a_next);
     StoreBTile(b_tile[0], b_next);
   }
@@ -150,8 +142,8 @@ __global__ void __launch_bounds__(GemmTile::kThreads)
     const bool more = s + 1 < stages;
     if (more) {  // in flight while this stage is multiplied
       const int64_t k0 = static_cast<int64_t>(s + 1) * G::kBK;
-      LoadATile<kVector>(a, row0, k0, m, k, lda, a_next);
-      LoadBTile<kVector>(b, k0, col0, n, k, ldb, b_next);
+      LoadTile<kVector, G::kBK>(a, row0, k0, m, k, lda, a_next);
+      LoadTile<kVector, G::kBN>(b, k0, col0, k, n, ldb, b_next);
     }
 #pragma unroll
     for (int kk = 0; kk < G::kBK; ++kk) {
@@ -207,8 +199,8 @@ __global__ void __launch_bounds__(GemmTile::kThreads)
       float out[4];
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        const float sum = G::kKChunk == 0 ? total[i][g * 4 + j]
-                                          : total[i][g * 4 + j] + partial[i][g * 4 + j];
+        const float sum =
+            G::kKChunk == 0 ? total[i][g * 4 + j] : total[i][g * 4 + j] + partial[i][g * 4 + j];
         out[j] = sum + bias_at[g * 4 + j];
       }
       if constexpr (kVector) {
@@ -235,23 +227,16 @@ namespace {{python_name}}_cuda {
 cudaError_t LaunchGemm(float* c, const float* a, const float* b, const float* bias, int64_t m,
                        int64_t n, int64_t k, int64_t lda, int64_t ldb, cudaStream_t stream) {
   if (m == 0 || n == 0) return cudaSuccess;
-  GemmShape shape;
-  shape.m = m;
-  shape.n = n;
-  shape.k = k;
-  shape.lda = lda;
-  shape.ldb = ldb;
-  shape.a = reinterpret_cast<std::uintptr_t>(a);
-  shape.b = reinterpret_cast<std::uintptr_t>(b);
+  const GemmShape shape{
+      m, n, k, lda, ldb, reinterpret_cast<std::uintptr_t>(a), reinterpret_cast<std::uintptr_t>(b)};
   GemmPlan plan;
   if (!PlanGemm(shape, &plan)) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(plan.blocks));
   const dim3 block(GemmTile::kThreads);
   auto launch = [&](auto kernel) {
-    return kernels_common::LaunchOverlapped(kernel, grid, block, stream, c, a, b, bias,
-                                            static_cast<int>(m), static_cast<int>(n),
-                                            static_cast<int>(k), lda, ldb, plan.tiles_m,
-                                            plan.tiles_n);
+    return kernels_common::LaunchOverlapped(
+        kernel, grid, block, stream, c, a, b, bias, static_cast<int>(m), static_cast<int>(n),
+        static_cast<int>(k), lda, ldb, plan.tiles_m, plan.tiles_n);
   };
   return plan.vector_access ? launch(GemmKernel<true>) : launch(GemmKernel<false>);
 }
