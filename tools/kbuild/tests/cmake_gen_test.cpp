@@ -108,6 +108,17 @@ TEST(CMakeGen, ArchOverrideAndDebugAndCcache) {
   EXPECT_NE(text.find("set(CMAKE_CXX_COMPILER_LAUNCHER [[/usr/bin/ccache]])"), std::string::npos);
 }
 
+TEST(CMakeGen, DefinesReachEveryCompileUnitAndOnlyWhenGiven) {
+  EXPECT_EQ(Render(FakeConfig(), GenerateOptions()).find("add_compile_definitions"),
+            std::string::npos);
+  GenerateOptions o;
+  o.defines = {{"BLOCK_THREADS", "256"}, {"MODE", "fast"}};
+  const std::string text = Render(FakeConfig(), o);
+  const size_t defined = text.find("add_compile_definitions( [[BLOCK_THREADS=256]] [[MODE=fast]])");
+  ASSERT_NE(defined, std::string::npos);
+  EXPECT_LT(defined, text.find("add_library(")) << "before any target, so every target sees it";
+}
+
 TEST(CMakeGen, InvalidCapabilityNamesTheKernel) {
   ProjectConfig c = FakeConfig();
   c.kernels[0].cuda_capabilities = {"nine"};

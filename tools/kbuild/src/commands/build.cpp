@@ -20,6 +20,7 @@ namespace fs = std::filesystem;
 
 struct BuildFlags {
   std::vector<std::string> arch;
+  std::vector<std::string> defines;
   bool debug = false;
   bool verbose = false;
   bool json = false;
@@ -35,6 +36,7 @@ int RunBuildCommand(const GlobalOptions& global, const BuildFlags& flags) {
   pipeline.project_dir = global.project_dir;
   pipeline.arch = flags.arch;
   pipeline.debug = flags.debug;
+  pipeline.defines = flags.defines;
   auto prepared = PrepareBuild(fs, runner, pipeline);
   if (!prepared) return report.Fail(prepared.error());
   for (const auto& warning : prepared->warnings) report.Warning(warning);
@@ -119,6 +121,7 @@ void AddBuildCommand(CLI::App& app, const GlobalOptions& global, Invocation& inv
                   "CUDA capabilities to compile for, replacing cuda-capabilities from build.toml "
                   "(e.g. --arch 9.0 builds sm_90a; --arch 8.0,9.0)")
       ->delimiter(',');
+  AddDefineOption(*sub, flags->defines);
   sub->add_flag("--debug", flags->debug, "Device debug build: -G -O0 for CUDA, -O0 -g for C++");
   sub->add_flag("--verbose", flags->verbose,
                 "Stream the full compiler commands and output to stderr");

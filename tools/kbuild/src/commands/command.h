@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace kb {
 
@@ -55,6 +56,14 @@ inline CLI::Option* AddJsonFlag(CLI::App& sub, bool& json) {
   return sub.add_flag("--json", json,
                       "Print one JSON document on stdout instead of human-readable text "
                       "(schema: references/kbuild-output.md)");
+}
+
+// Adds --define NAME=VALUE (repeatable), which build, test and bench share.
+inline CLI::Option* AddDefineOption(CLI::App& sub, std::vector<std::string>& defines) {
+  return sub.add_option("--define", defines,
+                        "A macro every compile unit sees, -DNAME=VALUE (repeatable; NAME a C "
+                        "identifier, VALUE an integer or identifier): how kbuild tune builds "
+                        "one variant of a search space");
 }
 
 }  // namespace kb

@@ -14,6 +14,7 @@ namespace kb {
 
 struct HarnessBuildFlags {
   std::vector<std::string> arch;
+  std::vector<std::string> defines;
   int jobs = 0;
   bool verbose = false;
   bool json = false;
@@ -23,6 +24,7 @@ inline void AddHarnessBuildFlags(CLI::App& sub, HarnessBuildFlags& flags) {
   sub.add_option("--arch", flags.arch,
                  "CUDA capabilities to compile for, replacing cuda-capabilities (e.g. 9.0)")
       ->delimiter(',');
+  AddDefineOption(sub, flags.defines);
   sub.add_option("-j,--jobs", flags.jobs, "Parallel compile jobs (default: Ninja's choice)");
   sub.add_flag("--verbose", flags.verbose, "Stream the compiler output to stderr");
   AddJsonFlag(sub, flags.json);
@@ -35,6 +37,7 @@ inline HarnessBuildOptions MakeHarnessBuildOptions(const GlobalOptions& global,
   HarnessBuildOptions options;
   options.pipeline.project_dir = global.project_dir;
   options.pipeline.arch = flags.arch;
+  options.pipeline.defines = flags.defines;
   options.kind = kind;
   options.jobs = flags.jobs;
   options.verbose = flags.verbose;

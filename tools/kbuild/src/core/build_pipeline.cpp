@@ -1,6 +1,7 @@
 #include "core/build_pipeline.h"
 
 #include "core/kbuild_home.h"
+#include "core/macro_defines.h"
 #include "core/project_checks.h"
 #include "core/variant.h"
 
@@ -99,6 +100,9 @@ Expected<PreparedBuild> PrepareBuild(FileSystem& fs, ProcessRunner& runner,
   p.op_namespace = *op_namespace;
 
   GenerateOptions generate;
+  auto defines = ParseMacroDefines(options.defines);
+  if (!defines) return defines.error();
+  generate.defines = std::move(*defines);
   generate.arch_override = options.arch;
   generate.debug = options.debug;
   generate.ccache = FindOnPath("ccache");

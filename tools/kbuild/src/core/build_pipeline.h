@@ -25,6 +25,7 @@ struct PipelineOptions {
   std::filesystem::path project_dir = ".";
   std::vector<std::string> arch;  // --arch: replaces cuda-capabilities
   bool debug = false;
+  std::vector<std::string> defines;  // --define NAME=VALUE, checked by PrepareBuild
 };
 
 // Everything known before the compiler runs.

@@ -232,6 +232,7 @@ Expected<CMakePlan> PlanFromConfig(const ProjectConfig& config, const FileSystem
   plan.torch = torch;
   plan.debug = options.debug;
   plan.ccache = options.ccache;
+  plan.defines = options.defines;
   for (const auto& kc : config.kernels) {
     if (!kc.backend.empty() && kc.backend != "cuda") continue;  // this build targets CUDA only
     KernelTarget k;
@@ -281,6 +282,12 @@ Expected<std::string> RenderCMakeLists(const CMakePlan& plan) {
         << ")\n"
         << "set(CMAKE_CXX_COMPILER_LAUNCHER " << CMakeBracket(plan.ccache->generic_string())
         << ")\n";
+  }
+  if (!plan.defines.empty()) {
+    out << "# kbuild --define: seen by every compile unit (kernels, binding, tests, benchmarks).\n"
+        << "add_compile_definitions(";
+    for (const auto& [name, value] : plan.defines) out << " " << CMakeBracket(name + "=" + value);
+    out << ")\n";
   }
   out << "find_package(CUDAToolkit REQUIRED)\n\n";
   RenderTorchTarget(plan, out);

@@ -12,6 +12,7 @@
 #include "core/config.h"
 #include "core/error.h"
 #include "core/fs.h"
+#include "core/macro_defines.h"
 #include "core/torch_env.h"
 
 namespace kb {
@@ -38,6 +39,7 @@ struct CMakePlan {
   std::vector<std::filesystem::path> test_sources;       // tests/*.cpp
   std::vector<std::filesystem::path> benchmark_sources;  // benchmarks/*.cpp
   std::optional<std::filesystem::path> harness_cmake;    // tools/harness/harness.cmake
+  std::vector<MacroDefine> defines;  // --define: compile definitions of every target
 };
 
 // Options of `kbuild build` that shape the generated project.
@@ -46,6 +48,7 @@ struct GenerateOptions {
   bool debug = false;
   std::optional<std::filesystem::path> ccache;
   std::optional<std::filesystem::path> harness_cmake;  // only used when it exists
+  std::vector<MacroDefine> defines;                    // --define NAME=VALUE (checked)
 };
 
 // The CMake target names the generated project declares (docs/CONTRACTS.md).
