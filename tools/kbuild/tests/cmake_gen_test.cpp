@@ -58,6 +58,8 @@ TEST(CMakeGen, KernelObjectsCompileForSm90aWithoutTorchHeaders) {
   EXPECT_NE(kernel.find("$<$<COMPILE_LANGUAGE:CUDA>:-O3>"), std::string::npos);
   EXPECT_NE(kernel.find("-lineinfo"), std::string::npos);
   EXPECT_NE(kernel.find("--expt-relaxed-constexpr"), std::string::npos);
+  EXPECT_NE(kernel.find("$<$<COMPILE_LANGUAGE:CUDA>:-Xptxas=-warn-spills>"), std::string::npos)
+      << "kbuild tune reads the spills from the build log";
   EXPECT_EQ(kernel.find("--use_fast_math"), std::string::npos);
   EXPECT_EQ(kernel.find("/venv/torch"), std::string::npos) << "no torch include dirs on .cu";
   EXPECT_EQ(kernel.find("kbuild_torch"), std::string::npos);

@@ -72,6 +72,9 @@ Expected<std::vector<std::string>> CudaFlagsFor(const KernelTarget& k, bool debu
     flags = {"-O3", "-lineinfo"};
   }
   flags.push_back("--expt-relaxed-constexpr");
+  // ptxas names each kernel that spills registers in the build log ("N bytes spill stores"):
+  // kbuild tune reads it to refuse variants over max-spill-bytes.
+  flags.push_back("-Xptxas=-warn-spills");
   for (const auto& cap : k.capabilities) {
     auto gencode = GencodeFlag(cap);
     if (!gencode) {
