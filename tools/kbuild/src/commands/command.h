@@ -35,14 +35,16 @@ void AddDoctorCommand(CLI::App& app, const GlobalOptions& global, Invocation& in
 void AddTestCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 void AddBenchCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 void AddSkillCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
+void AddTuneCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 
-// In --help order. New commands (profile, tune, optimize, package) add one line here and one file in commands/.
+// In --help order. New commands (profile, optimize, package) add one line here and one file in commands/.
 inline constexpr CommandEntry kCommands[] = {
     {"init", AddInitCommand},
     {"check", AddCheckCommand},
     {"build", AddBuildCommand, true},
     {"test", AddTestCommand, true},
     {"bench", AddBenchCommand, true},
+    {"tune", AddTuneCommand},  // locks nothing itself: each variant builds in its own copy
     {"doctor", AddDoctorCommand},
     {"skill", AddSkillCommand},
 };

@@ -1,0 +1,196 @@
+// kbuild tune: search the compile-time parameters a project declares in
+// kbuild.toml [tune]: build each variant in its own copy of the project,
+// test and benchmark it, rank the valid ones against the defaults, and write
+// results/tune-<timestamp>/ (history, summary, heatmap, dispatch header).
+#include <fmt/format.h>
+
+#include <memory>
+#include <system_error>
+
+#include "commands/command.h"
+#include "core/harness_targets.h"
+#include "core/report.h"
+#include "core/tune_results.h"
+#include "core/tune_runner.h"
+
+namespace kb {
+
+namespace {
+
+constexpr size_t kRankingLinesShown = 5;
+
+struct TuneFlags {
+  int budget = -1;  // -1 = every valid point, at most kDefaultTuneBudget
+  double time = 0;
+  std::string strategy = "grid";
+  uint64_t seed = 0;
+  int build_jobs = 2;
+  std::string filter;
+  std::string resume;
+  bool json = false;
+};
+
+// The running executable, so each variant is built by this very kbuild.
+std::filesystem::path RunningKbuild() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec || exe.empty() ? std::filesystem::path("/proc/self/exe") : exe;
+}
+
+std::string ResumeCommand(const GlobalOptions& global, const TuneRunResult& r,
+                          const std::filesystem::path& project) {
+  const std::string at = global.project_dir == "." ? "" : " -C " + global.project_dir.string();
+  return "kbuild" + at + " tune --resume " + r.run_dir.lexically_relative(project).string();
+}
+
+const TuneEvaluation* Find(const TuneRunResult& r, const std::string& id) {
+  for (const auto& e : r.evaluations) {
+    if (e.variant.id == id) return &e;
+  }
+  return nullptr;
+}
+
+nlohmann::json ParamsJson(const TuneVariant& v) {
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& [name, value] : v.values) params[name] = value;
+  return params;
+}
+
+void ReportRanking(const TuneRunResult& r, Report& report) {
+  auto& data = report.data();
+  data["ranking"] = nlohmann::json::array();
+  for (size_t i = 0; i < r.ranking.ranked.size(); ++i) {
+    const RankedVariant& v = r.ranking.ranked[i];
+    const TuneEvaluation* e = Find(r, v.id);
+    const TuneVariant variant = e ? e->variant : TuneVariant{};
+    data["ranking"].push_back({{"rank", i + 1},
+                               {"id", v.id},
+                               {"params", ParamsJson(variant)},
+                               {"score", v.score},
+                               {"worst_case", v.worst_case},
+                               {"worst_speedup", v.worst_speedup}});
+    if (i < kRankingLinesShown) {
+      report.Line(fmt::format("{:>3}. {:.3f}x  {} {} (worst: {} {:.2f}x)", i + 1, v.score, v.id,
+                              TuneValuesText(variant), v.worst_case, v.worst_speedup));
+    }
+  }
+  data["unranked"] = nlohmann::json::array();
+  for (const auto& u : r.ranking.unranked) {
+    data["unranked"].push_back({{"id", u.id}, {"reason", u.reason}});
+  }
+  data["buckets"] = nlohmann::json::array();
+  for (const auto& b : r.best) {
+    data["buckets"].push_back({{"label", b.bucket.label},
+                               {"max_bytes", b.bucket.max_bytes},
+                               {"id", b.id},
+                               {"score", b.score},
+                               {"cases", b.cases}});
+    report.Line(fmt::format("best for {}: {} ({:.3f}x over {} case{})", b.bucket.label, b.id,
+                            b.score, b.cases, b.cases == 1 ? "" : "s"));
+  }
+}
+
+nlohmann::json Counts(const TuneRunResult& r) {
+  int valid = 0;
+  for (const auto& e : r.evaluations) valid += e.stage == TuneStage::kDone ? 1 : 0;
+  return {{"evaluated", r.evaluations.size()},
+          {"evaluated_now", r.evaluated_now},
+          {"valid", valid},
+          {"invalid", static_cast<int>(r.evaluations.size()) - valid},
+          {"ranked", r.ranking.ranked.size()}};
+}
+
+int RunTuneCommand(const GlobalOptions& global, const TuneFlags& flags) {
+  Report report("tune", flags.json);
+  RealFileSystem fs;
+  RealProcessRunner runner;
+  TuneOptions options;
+  options.project_dir = std::filesystem::absolute(global.project_dir).lexically_normal();
+  if (options.project_dir.filename().empty())
+    options.project_dir = options.project_dir.parent_path();
+  options.kbuild_exe = RunningKbuild();
+  options.strategy = flags.strategy;
+  if (flags.budget >= 0) options.budget = static_cast<size_t>(flags.budget);
+  options.time_limit_seconds = flags.time;
+  options.seed = flags.seed;
+  options.build_jobs = flags.build_jobs;
+  options.filter = flags.filter;
+  if (!flags.resume.empty()) options.resume = flags.resume;
+  options.stamp = FileTimestamp();
+  options.progress = [&report](const std::string& line) { report.Progress(line); };
+  auto result = RunTune(fs, runner, options);
+  if (!result) return report.Fail(result.error());
+  const TuneRunResult& r = *result;
+  for (const auto& warning : r.warnings) report.Warning(warning);
+
+  ReportRanking(r, report);
+  for (const auto& file : r.files) report.Line("wrote " + file.string());
+  report.Line("history: " + (r.run_dir / "history.jsonl").string());
+  const std::string resume = ResumeCommand(global, r, options.project_dir);
+  if (r.stopped || r.time_up) report.Line("to continue: " + resume);
+  auto& data = report.data();
+  data["run_dir"] = r.run_dir.string();
+  data["baseline"] = r.baseline_id;
+  data["counts"] = Counts(r);
+  data["stopped"] = r.stopped;
+  data["time_up"] = r.time_up;
+  data["resume"] = resume;
+  data["files"] = nlohmann::json::array();
+  for (const auto& file : r.files) data["files"].push_back(file.string());
+  return report.Finish(ExitCode::kOk);
+}
+
+}  // namespace
+
+void AddTuneCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation) {
+  auto* sub = app.add_subcommand(
+      "tune",
+      "Search the compile-time parameters of kbuild.toml [tune] (macros the kernel reads, "
+      "-DNAME=VALUE): build each variant in its own copy of the project (in parallel on the "
+      "CPUs), run the full test suite and the benchmarks on it, and rank the valid ones by the "
+      "geometric mean speedup over the project's defaults, overall and per shape bucket. "
+      "Writes results/tune-<timestamp>/.");
+  auto flags = std::make_shared<TuneFlags>();
+  sub->add_option("--budget", flags->budget,
+                  "Variants to evaluate besides the defaults (default: every valid point of the "
+                  "space, at most 256)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--time", flags->time,
+                  "Seconds after which no new variant starts (those building still finish)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--strategy", flags->strategy,
+                  "grid (in order, first parameter slowest), random (--seed), or evolve "
+                  "(neighbours of the best so far)")
+      ->check(CLI::IsMember({"grid", "random", "evolve"}));
+  sub->add_option("--seed", flags->seed, "Seed of random and evolve (default: 0)");
+  sub->add_option("--build-jobs", flags->build_jobs,
+                  "Variants built at once, each with one compile job (default: 2)")
+      ->check(CLI::Range(1, 64));
+  sub->add_option("--filter", flags->filter,
+                  "Benchmark only the cases matching this regular expression (kbuild bench "
+                  "--filter); the tests always run in full");
+  sub->add_option("--resume", flags->resume,
+                  "Continue an interrupted run: its folder results/tune-<timestamp> (relative to "
+                  "the project); recorded variants are not evaluated again");
+  AddJsonFlag(*sub, flags->json);
+  sub->footer(
+      "Each variant: kbuild -C results/tune-<t>/variants/<id>/project build --define ... -j1, "
+      "then test and bench --no-peers, one variant at a time on the GPU. The defaults (no "
+      "--define) are evaluated first as the baseline. A variant is invalid, never ranked, when "
+      "its build, tests or benchmark fail, or ptxas reports more register spill stores than "
+      "max-spill-bytes.\n"
+      "Output: results/tune-<t>/history.jsonl (one line per variant, appended as each "
+      "finishes), summary.md, heatmap.svg (variants x cases, % of peak), tuned_config.h (the "
+      "best configuration per shape bucket, chosen at run time by bytes moved), and per "
+      "variant its copy with build/logs/ and the children's build.json, test.json, "
+      "bench.json. Ctrl-C stops after ending the children; --resume continues.\n"
+      "Exit codes: 0 done (also when some variants were invalid), 1 the defaults failed "
+      "(nothing to compare against), 2 bad usage, kbuild.toml or --resume folder, 4 no GPU "
+      "(after the defaults' build, so compile errors show on any machine), no nvcc or no "
+      "torch, 130/143 stopped by Ctrl-C/SIGTERM (what finished is kept and ranked).");
+  sub->callback([&invocation, flags, &global] {
+    invocation.run = [flags, &global] { return RunTuneCommand(global, *flags); };
+  });
+}
+
+}  // namespace kb

@@ -1,0 +1,56 @@
+// Evaluating variants for `kbuild tune` (tune_runner.h): each one's copy of
+// the project is built by a child `kbuild build` on a worker thread, up to
+// `build_jobs` at once, while the variants already built are tested and
+// benchmarked one at a time (the GPU is one shared instrument). Each finished
+// variant is appended to the history before the next one is judged.
+//
+// Only ProcessRunner::Run is called off the main thread; the file system is
+// touched from the main thread alone.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/process.h"
+#include "core/tune_types.h"
+#include "core/tune_workspace.h"
+
+namespace kb {
+
+struct TuneEvaluateSetup {
+  std::filesystem::path run_dir;
+  std::filesystem::path kbuild_exe;
+  const ProjectSnapshot* snapshot = nullptr;
+  int max_spill_bytes = 0;
+  int build_jobs = 2;
+  std::string filter;  // kbuild bench --filter
+  // False once no new build may start (--time ran out); the variants already
+  // building are still tested and benchmarked.
+  std::function<bool()> may_start;
+  // Called on the main thread after each record is appended, with the number
+  // of tests the variant passed (0 when it did not get that far).
+  std::function<void(const TuneEvaluation&, int tests_passed)> on_recorded;
+};
+
+// How a batch ended.
+enum class TuneBatchEnd {
+  kDone,     // every variant recorded
+  kHalted,   // may_start() turned false: the rest are left for --resume
+  kStopped,  // Ctrl-C / SIGTERM: the variants in flight were not recorded
+};
+
+// The folder of a variant's copy and child documents: <run>/variants/<id>.
+std::filesystem::path TuneVariantDir(const std::filesystem::path& run_dir, const std::string& id);
+
+// Evaluates `variants` in order, appending each to <run>/history.jsonl.
+// Exit 4 (with the child's message) when a child reports no GPU, nvcc or
+// torch; a history or copy that cannot be written is an error too.
+Expected<TuneBatchEnd> EvaluateVariants(FileSystem& fs, ProcessRunner& runner,
+                                        const TuneEvaluateSetup& setup,
+                                        const std::vector<TuneVariant>& variants);
+
+}  // namespace kb

@@ -1,0 +1,333 @@
+#include "core/tune_runner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "core/tune_evaluate.h"
+#include "core/tune_render.h"
+#include "core/tune_space.h"
+#include "core/tune_workspace.h"
+
+namespace kb {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kStrategies[] = {"grid", "random", "evolve"};
+constexpr int kMaxBuildJobs = 64;
+constexpr size_t kParentsPerRound = 4;  // evolve: the best variants each round grows from
+
+double SteadySeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+Status CheckOptions(const TuneOptions& o) {
+  if (std::find(std::begin(kStrategies), std::end(kStrategies), o.strategy) ==
+      std::end(kStrategies)) {
+    return MakeError(ExitCode::kUsage, "unknown strategy '" + o.strategy + "'",
+                     "use --strategy grid, random or evolve");
+  }
+  if (o.build_jobs < 1 || o.build_jobs > kMaxBuildJobs) {
+    return MakeError(ExitCode::kUsage,
+                     "--build-jobs must be between 1 and " + std::to_string(kMaxBuildJobs));
+  }
+  if (o.time_limit_seconds < 0) return MakeError(ExitCode::kUsage, "--time must be >= 0");
+  return {};
+}
+
+TuneVariant DefaultsVariant() {
+  TuneVariant v;
+  v.id = kTuneDefaultsId;
+  return v;
+}
+
+const TuneEvaluation* FindRecorded(const std::vector<TuneEvaluation>& history,
+                                   const std::string& id) {
+  for (const auto& e : history) {
+    if (e.variant.id == id && e.stage != TuneStage::kPending) return &e;
+  }
+  return nullptr;
+}
+
+// The defaults are the baseline: without them valid and timed, nothing compares.
+Status CheckDefaults(const TuneEvaluation& defaults, const fs::path& run_dir) {
+  const std::string hint =
+      "fix the project first (kbuild build, test and bench show the whole "
+      "output); this run's records are in " +
+      run_dir.string();
+  if (defaults.stage != TuneStage::kDone) {
+    return MakeError(ExitCode::kCheckFailed,
+                     "the defaults (the project as it is) failed: " +
+                         TuneStageWord(defaults.stage) + ": " + defaults.reason,
+                     defaults.stage == TuneStage::kSpills
+                         ? "raise max-spill-bytes in kbuild.toml [tune], or stop the spill"
+                         : hint);
+  }
+  if (defaults.cases.empty()) {
+    return MakeError(ExitCode::kCheckFailed,
+                     "the defaults' benchmark timed no performance case: nothing to rank by",
+                     "check --filter, and that benchmarks/ has cases that are not "
+                     "correctness_only");
+  }
+  return {};
+}
+
+class TuneRun {
+ public:
+  TuneRun(FileSystem& fs, ProcessRunner& runner, const TuneOptions& options, TuneSpace space,
+          ProjectSnapshot snapshot, TuneRunResult& result)
+      : fs_(fs),
+        runner_(runner),
+        options_(options),
+        space_(std::move(space)),
+        snapshot_(std::move(snapshot)),
+        result_(result) {
+    clock_ = options.seconds_now ? options.seconds_now : SteadySeconds;
+    start_ = clock_();
+    budget_ = options.budget.value_or(GridVariants(space_, kDefaultTuneBudget).size());
+  }
+
+  Status Run() {
+    if (!FindRecorded(result_.evaluations, kTuneDefaultsId)) {
+      Progress("tune: [defaults] building the project as it is (the baseline)");
+      auto end = Evaluate({DefaultsVariant()});
+      if (!end) return end.error();
+      if (*end == TuneBatchEnd::kStopped) return Stopped();
+    }
+    const TuneEvaluation* defaults = FindRecorded(result_.evaluations, kTuneDefaultsId);
+    if (!defaults) return Ended(TuneBatchEnd::kHalted);  // --time ran out before they started
+    if (Status s = CheckDefaults(*defaults, result_.run_dir); !s) return s;
+    Progress(fmt::format("tune: {} variant{} ({}), {} build{} at a time, in {}", budget_,
+                         budget_ == 1 ? "" : "s", options_.strategy, options_.build_jobs,
+                         options_.build_jobs == 1 ? "" : "s", result_.run_dir.string()));
+    return options_.strategy == "evolve" ? Evolve() : EvaluatePlanned();
+  }
+
+ private:
+  Status EvaluatePlanned() {
+    const std::vector<TuneVariant> planned =
+        options_.strategy == "grid" ? GridVariants(space_, budget_)
+                                    : RandomVariants(space_, budget_, options_.seed, {});
+    std::vector<TuneVariant> left;
+    for (const auto& v : planned) {
+      if (!FindRecorded(result_.evaluations, v.id)) left.push_back(v);
+    }
+    budget_ = planned.size();
+    auto end = Evaluate(left);
+    if (!end) return end.error();
+    return Ended(*end);
+  }
+
+  // Rounds of neighbours of the best so far, `build_jobs` x 2 per round.
+  Status Evolve() {
+    const size_t per_round = static_cast<size_t>(options_.build_jobs) * 2;
+    for (uint64_t round = 0; VariantsRecorded() < budget_; ++round) {
+      std::set<std::string> exclude;
+      for (const auto& e : result_.evaluations) exclude.insert(e.variant.id);
+      const size_t count = std::min(per_round, budget_ - VariantsRecorded());
+      const auto batch = EvolveVariants(space_, BestSoFar(), count, options_.seed + round, exclude);
+      if (batch.empty()) break;  // the valid space is exhausted
+      auto end = Evaluate(batch);
+      if (!end) return end.error();
+      if (*end != TuneBatchEnd::kDone) return Ended(*end);
+    }
+    return {};
+  }
+
+  std::vector<TuneVariant> BestSoFar() const {
+    std::vector<TuneVariant> best;
+    auto ranking = RankVariants(result_.evaluations, kTuneDefaultsId);
+    if (!ranking) return best;
+    for (const auto& r : ranking->ranked) {
+      const TuneEvaluation* e = FindRecorded(result_.evaluations, r.id);
+      if (e && r.id != kTuneDefaultsId) best.push_back(e->variant);
+      if (best.size() == kParentsPerRound) break;
+    }
+    return best;
+  }
+
+  size_t VariantsRecorded() const {
+    return static_cast<size_t>(std::count_if(
+        result_.evaluations.begin(), result_.evaluations.end(), [](const TuneEvaluation& e) {
+          return e.variant.id != kTuneDefaultsId && e.stage != TuneStage::kPending;
+        }));
+  }
+
+  Status Ended(TuneBatchEnd end) {
+    if (end == TuneBatchEnd::kStopped) return Stopped();
+    if (end == TuneBatchEnd::kHalted) {
+      result_.time_up = true;
+      Progress(fmt::format("tune: --time {:.0f} s is up; no new variant started",
+                           options_.time_limit_seconds));
+    }
+    return {};
+  }
+
+  Status Stopped() {
+    result_.stopped = true;
+    return {};
+  }
+
+  bool TimeLeft() const {
+    return options_.time_limit_seconds <= 0 || clock_() - start_ < options_.time_limit_seconds;
+  }
+
+  Expected<TuneBatchEnd> Evaluate(const std::vector<TuneVariant>& variants) {
+    TuneEvaluateSetup setup;
+    setup.run_dir = result_.run_dir;
+    setup.kbuild_exe = options_.kbuild_exe;
+    setup.snapshot = &snapshot_;
+    setup.max_spill_bytes = space_.max_spill_bytes;
+    setup.build_jobs = options_.build_jobs;
+    setup.filter = options_.filter;
+    setup.may_start = [this] { return TimeLeft(); };
+    setup.on_recorded = [this](const TuneEvaluation& e, int tests_passed) {
+      Recorded(e, tests_passed);
+    };
+    return EvaluateVariants(fs_, runner_, setup, variants);
+  }
+
+  void Recorded(const TuneEvaluation& e, int tests_passed) {
+    auto& history = result_.evaluations;
+    const auto same = std::find_if(history.begin(), history.end(), [&](const TuneEvaluation& h) {
+      return h.variant.id == e.variant.id;
+    });
+    if (same != history.end()) {
+      *same = e;
+    } else {
+      history.push_back(e);
+    }
+    ++result_.evaluated_now;
+    Progress(ProgressLine(e, tests_passed));
+  }
+
+  std::string ProgressLine(const TuneEvaluation& e, int tests_passed) const {
+    const bool defaults = e.variant.id == kTuneDefaultsId;
+    std::string line = defaults ? "tune: [defaults]"
+                                : fmt::format("tune: [{}/{}] {} {}", VariantsRecorded(), budget_,
+                                              e.variant.id, TuneValuesText(e.variant));
+    if (e.stage == TuneStage::kBuildFailed) return line + ": build failed: " + e.reason;
+    line += fmt::format(": built {:.1f} s", e.build_seconds);
+    if (e.stage == TuneStage::kSpills) return line + ", " + e.reason + " (over max-spill-bytes)";
+    if (e.stage == TuneStage::kTestFailed) return line + ", test failed: " + e.reason;
+    if (e.stage != TuneStage::kDone) return line + ", bench failed: " + e.reason;
+    line += fmt::format(", {} tests passed", tests_passed);
+    if (defaults) return line + fmt::format(", {} timed cases", e.cases.size());
+    auto ranking = RankVariants(result_.evaluations, kTuneDefaultsId);
+    if (!ranking) return line;
+    for (const auto& r : ranking->ranked) {
+      if (r.id == e.variant.id) return line + fmt::format(", geomean {:.2f}x vs defaults", r.score);
+    }
+    for (const auto& u : ranking->unranked) {
+      if (u.id == e.variant.id) return line + ", not ranked: " + u.reason;
+    }
+    return line;
+  }
+
+  void Progress(const std::string& line) const {
+    if (options_.progress) options_.progress(line);
+  }
+
+  FileSystem& fs_;
+  ProcessRunner& runner_;
+  const TuneOptions& options_;
+  const TuneSpace space_;
+  const ProjectSnapshot snapshot_;
+  TuneRunResult& result_;
+  std::function<double()> clock_;
+  double start_ = 0;
+  size_t budget_ = 0;
+};
+
+// The ranking and its files, from whatever the history holds.
+void WriteConclusions(FileSystem& fs, const TuneOptions& options, TuneRunResult& r) {
+  r.baseline_id = ChooseBaselineId(r.evaluations, kTuneDefaultsId);
+  if (r.baseline_id.empty()) {
+    r.warnings.push_back("no valid variant yet: nothing to rank");
+    return;
+  }
+  auto ranking = RankVariants(r.evaluations, r.baseline_id);
+  auto best = BestPerBucket(r.evaluations, r.baseline_id);
+  if (!ranking || !best) {
+    r.warnings.push_back("cannot rank: " + (!ranking ? ranking.error() : best.error()).message);
+    return;
+  }
+  r.ranking = std::move(*ranking);
+  r.best = std::move(*best);
+  const std::string folder = r.run_dir.lexically_relative(options.project_dir).generic_string();
+  const std::string title = "kbuild tune: " + options.project_dir.filename().string() + " (" +
+                            r.run_dir.filename().string() + ")";
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"summary.md", TuneSummaryMarkdown(title, r.evaluations, r.ranking, r.best)},
+      {"heatmap.svg", TuneHeatmapSvg(title, r.evaluations, r.ranking)}};
+  const bool variant_ranked =
+      std::any_of(r.ranking.ranked.begin(), r.ranking.ranked.end(),
+                  [](const RankedVariant& v) { return v.id != kTuneDefaultsId; });
+  if (!variant_ranked) {
+    r.warnings.push_back("tuned_config.h not written: no variant of the space ranked");
+  } else if (auto header = TuneDispatchHeader(folder, r.evaluations, r.best); !header) {
+    r.warnings.push_back("tuned_config.h not written: " + header.error().message);
+  } else {
+    files.emplace_back("tuned_config.h", std::move(*header));
+  }
+  for (const auto& [name, content] : files) {
+    if (Status s = fs.Write(r.run_dir / name, content); !s) {
+      r.warnings.push_back(s.error().Located());
+      continue;
+    }
+    r.files.push_back(r.run_dir / name);
+  }
+}
+
+}  // namespace
+
+std::string TuneValuesText(const TuneVariant& variant) {
+  if (variant.values.empty()) return "(defaults)";
+  std::string text;
+  for (const auto& [name, value] : variant.values) {
+    text += (text.empty() ? "" : " ") + name + "=" + value;
+  }
+  return text;
+}
+
+Expected<TuneRunResult> RunTune(FileSystem& fs, ProcessRunner& runner, const TuneOptions& options) {
+  if (Status s = CheckOptions(options); !s) return s.error();
+  if (fs.KindOf(options.project_dir / "build.toml") != FileKind::kRegular) {
+    return MakeError(ExitCode::kUsage,
+                     "no build.toml in " + options.project_dir.string() + ": not a kbuild project",
+                     "run kbuild tune in a project folder (kbuild init makes one), or pass -C DIR");
+  }
+  auto space = ReadTuneSpace(fs, options.project_dir);
+  if (!space) return space.error();
+  TuneRunResult result;
+  auto run_dir = options.resume ? ResumeTuneRunFolder(fs, options.project_dir, *options.resume)
+                                : NewTuneRunFolder(fs, options.project_dir, options.stamp);
+  if (!run_dir) return run_dir.error();
+  result.run_dir = *run_dir;
+  const fs::path history_file = result.run_dir / kTuneHistoryFile;
+  auto history = ReadHistory(fs, history_file);
+  if (!history) return history.error();
+  result.evaluations = std::move(history->evaluations);
+  result.warnings = std::move(history->warnings);
+  // An empty history at once: a run killed during the first build can still be resumed.
+  if (!options.resume) {
+    if (Status s = fs.Write(history_file, ""); !s) return s.error();
+  }
+  auto snapshot = SnapshotProject(fs, options.project_dir);
+  if (!snapshot) return snapshot.error();
+  if (!snapshot->skipped_links.empty()) {
+    result.warnings.push_back(
+        fmt::format("{} symbolic link(s) not copied into the variants' projects (first: {})",
+                    snapshot->skipped_links.size(), snapshot->skipped_links.front().string()));
+  }
+  TuneRun run(fs, runner, options, std::move(*space), std::move(*snapshot), result);
+  if (Status s = run.Run(); !s) return s.error();
+  WriteConclusions(fs, options, result);
+  return result;
+}
+
+}  // namespace kb

@@ -1,0 +1,476 @@
+// kbuild tune's run, driven without a GPU or a compiler: the children
+// (`kbuild -C <copy> build|test|bench --json`) answer from a script, the
+// project lives in a MemoryFileSystem. Covers the stages and reasons a
+// history records, that invalid variants never rank, the files written,
+// --resume after a stop, the defaults failing (exit 1), no GPU (exit 4 after
+// the build), a hostile --resume folder (exit 2), and the children's
+// documents, build logs and the project copy.
+#include "core/tune_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/tune_child.h"
+#include "core/tune_results.h"
+#include "core/tune_space.h"
+#include "core/tune_workspace.h"
+
+namespace kb {
+namespace {
+
+using Json = nlohmann::json;
+using Values = std::map<std::string, std::string>;
+namespace fs = std::filesystem;
+
+const std::filesystem::path kProject = "/p";
+const std::filesystem::path kRun = "/p/results/tune-20261201-140000";
+
+constexpr const char* kSpace = R"([tune]
+max-spill-bytes = 16
+[tune.params]
+BLOCK = [64, 128]
+VECS = [1, 2]
+)";
+
+// FakeProcessRunner records calls unguarded; builds run on worker threads.
+class LockedRunner final : public ProcessRunner {
+ public:
+  explicit LockedRunner(FakeProcessRunner::Handler handler) : fake_(std::move(handler)) {}
+  ProcessResult Run(const std::vector<std::string>& argv, const RunOptions& options) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return fake_.Run(argv, options);
+  }
+  // (command, values) of every child started.
+  std::vector<std::pair<std::string, Values>> Children() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<std::pair<std::string, Values>> out;
+    for (const auto& argv : fake_.calls) out.emplace_back(argv.at(3), ValuesOf(argv));
+    return out;
+  }
+  static Values ValuesOf(const std::vector<std::string>& argv) {
+    Values values;
+    for (size_t i = 0; i + 1 < argv.size(); ++i) {
+      if (argv[i] != "--define") continue;
+      const auto eq = argv[i + 1].find('=');
+      values[argv[i + 1].substr(0, eq)] = argv[i + 1].substr(eq + 1);
+    }
+    return values;
+  }
+
+ private:
+  std::mutex mutex_;
+  FakeProcessRunner fake_;
+};
+
+// The children write their build logs while the run reads and writes other
+// files: a MemoryFileSystem behind one lock, like a real disk.
+class LockedFileSystem final : public FileSystem {
+  template <typename F>
+  auto Locked(F f) const -> decltype(f()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return f();
+  }
+
+ public:
+  bool Exists(const fs::path& p) const override {
+    return Locked([&] { return mem.Exists(p); });
+  }
+  bool IsDirectory(const fs::path& p) const override {
+    return Locked([&] { return mem.IsDirectory(p); });
+  }
+  FileKind KindOf(const fs::path& p) const override {
+    return Locked([&] { return mem.KindOf(p); });
+  }
+  Expected<std::string> ReadAtMost(const fs::path& p, std::uintmax_t max) const override {
+    return Locked([&] { return mem.ReadAtMost(p, max); });
+  }
+  Status Write(const fs::path& p, const std::string& content) override {
+    return Locked([&] { return mem.Write(p, content); });
+  }
+  Status MakeDirectories(const fs::path& p) override {
+    return Locked([&] { return mem.MakeDirectories(p); });
+  }
+  std::vector<fs::path> ListFilesRecursive(const fs::path& dir) const override {
+    return Locked([&] { return mem.ListFilesRecursive(dir); });
+  }
+  Status Remove(const fs::path& p) override {
+    return Locked([&] { return mem.Remove(p); });
+  }
+  Status RemoveFileBelow(const fs::path& root, const fs::path& relative) override {
+    return Locked([&] { return mem.RemoveFileBelow(root, relative); });
+  }
+  MemoryFileSystem mem;
+
+ private:
+  mutable std::mutex mutex_;
+};
+
+ProcessResult Answer(int exit_code, const Json& document) {
+  ProcessResult r;
+  r.exit_code = exit_code;
+  r.output = document.dump(2) + "\n";
+  return r;
+}
+
+Json ErrorDocument(const std::string& command, int exit_code, Json error) {
+  error["exit_code"] = exit_code;
+  return {{"command", command}, {"ok", false}, {"exit_code", exit_code}, {"error", error}};
+}
+
+Json BenchDocument(double median_us) {
+  Json tiny = {{"benchmark", "gemm"},
+               {"case", "1x1 fp32"},
+               {"correctness_only", true},
+               {"time_us", {{"median", 3.0}}}};
+  Json large = {{"benchmark", "gemm"},       {"case", "4096x4096 fp32"},
+                {"correctness_only", false}, {"time_us", {{"median", median_us}}},
+                {"percent_of_peak", 80.0},   {"bytes", 201326592.0}};
+  Json harness = {{"cases", Json::array({tiny, large})}};
+  return {{"command", "bench"}, {"ok", true}, {"harness", harness}};
+}
+
+Json TestDocument(int passed, int failed) {
+  Json cases = Json::array();
+  if (failed > 0) {
+    cases.push_back(
+        {{"test", "gemm"}, {"case", "7x33 fp32"}, {"verdict", "fail"}, {"reason", "mismatch"}});
+  }
+  return {
+      {"command", "test"}, {"summary", {{"passed", passed}, {"failed", failed}}}, {"cases", cases}};
+}
+
+// The script: BLOCK=64 VECS=1 does not compile, BLOCK=64 VECS=2 fails a test,
+// BLOCK=128 VECS=1 spills (its build log says so), BLOCK=128 VECS=2 is fast.
+ProcessResult Scripted(FileSystem& fs, const std::vector<std::string>& argv) {
+  const std::string command = argv.at(3);
+  const Values v = LockedRunner::ValuesOf(argv);
+  const bool b64 = v.count("BLOCK") && v.at("BLOCK") == "64";
+  const std::string vecs = v.count("VECS") ? v.at("VECS") : "";
+  if (command == "build") {
+    if (b64 && vecs == "1") {
+      return Answer(3, ErrorDocument("build", 3,
+                                     {{"message", "identifier \"z\" is undefined\nmore"},
+                                      {"path", "gemm/gemm.cu"},
+                                      {"line", 48},
+                                      {"column", 5}}));
+    }
+    const std::string spills =
+        !b64 && vecs == "1" ? ", 48 bytes spill stores, 48 bytes spill loads" : "";
+    const Status logged = fs.Write(fs::path(argv.at(2)) / "build/logs/build.log",
+                                   "ptxas warning : Registers are spilled to local memory in "
+                                   "function 'gemm'" +
+                                       spills + "\n");
+    EXPECT_TRUE(logged.ok());
+    return Answer(0, {{"command", "build"}, {"ok", true}, {"seconds", 12.5}});
+  }
+  if (command == "test") return Answer(b64 && vecs == "2" ? 1 : 0, TestDocument(306, b64 ? 1 : 0));
+  return Answer(0, BenchDocument(v.empty() ? 100.0 : 80.0));
+}
+
+class TuneRunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(fs_.Write(kProject / "kbuild.toml", kSpace).ok());
+    ASSERT_TRUE(fs_.Write(kProject / "build.toml", "[general]\nname = \"gemm\"\n").ok());
+    ASSERT_TRUE(fs_.Write(kProject / "gemm/gemm.cu", "// kernel\n").ok());
+    auto space = ParseTuneSpace(kSpace, "kbuild.toml");
+    ASSERT_TRUE(space.ok());
+    for (const auto& v : GridVariants(*space, 100)) ids_[TuneValuesText(v)] = v.id;
+  }
+
+  TuneOptions Options() const {
+    TuneOptions o;
+    o.project_dir = kProject;
+    o.kbuild_exe = "/opt/kbuild/bin/kbuild";
+    o.stamp = "20261201-140000";
+    o.build_jobs = 2;
+    return o;
+  }
+
+  std::string Id(const std::string& values) { return ids_.at(values); }
+
+  std::vector<TuneEvaluation> History() {
+    auto history = ReadHistory(fs_, kRun / kTuneHistoryFile);
+    EXPECT_TRUE(history.ok());
+    return history.ok() ? history->evaluations : std::vector<TuneEvaluation>{};
+  }
+
+  LockedFileSystem fs_;
+  std::map<std::string, std::string> ids_;
+};
+
+TEST_F(TuneRunTest, GridRecordsEveryStageAndRanksOnlyValidVariants) {
+  LockedRunner runner([this](const auto& argv, const auto&) { return Scripted(fs_, argv); });
+  std::vector<std::string> progress;
+  TuneOptions options = Options();
+  options.progress = [&](const std::string& line) { progress.push_back(line); };
+  auto run = RunTune(fs_, runner, options);
+  ASSERT_TRUE(run.ok()) << run.error().Located();
+
+  const auto history = History();
+  ASSERT_EQ(history.size(), 5u);
+  std::map<std::string, TuneEvaluation> by_id;
+  for (const auto& e : history) by_id[e.variant.id] = e;
+  EXPECT_EQ(history[0].variant.id, "defaults");
+  EXPECT_EQ(by_id["defaults"].stage, TuneStage::kDone);
+  const auto& broken = by_id[Id("BLOCK=64 VECS=1")];
+  EXPECT_EQ(broken.stage, TuneStage::kBuildFailed);
+  EXPECT_EQ(broken.reason, "gemm/gemm.cu:48:5: identifier \"z\" is undefined");
+  const auto& wrong = by_id[Id("BLOCK=64 VECS=2")];
+  EXPECT_EQ(wrong.stage, TuneStage::kTestFailed);
+  EXPECT_EQ(wrong.reason, "1 of 307 cases failed, first: gemm [7x33 fp32]: mismatch");
+  const auto& spills = by_id[Id("BLOCK=128 VECS=1")];
+  EXPECT_EQ(spills.stage, TuneStage::kSpills);
+  EXPECT_EQ(spills.reason, "spills 48 bytes");
+  EXPECT_EQ(spills.spill_bytes, 48);
+  const auto& fast = by_id[Id("BLOCK=128 VECS=2")];
+  EXPECT_EQ(fast.stage, TuneStage::kDone);
+  EXPECT_DOUBLE_EQ(fast.build_seconds, 12.5);
+  ASSERT_EQ(fast.cases.size(), 1u) << "correctness_only cases are not timed";
+  EXPECT_EQ(fast.cases[0].name, "gemm/4096x4096 fp32");
+  EXPECT_DOUBLE_EQ(fast.cases[0].median_us, 80.0);
+
+  ASSERT_EQ(run->ranking.ranked.size(), 2u);
+  EXPECT_EQ(run->ranking.ranked[0].id, Id("BLOCK=128 VECS=2"));
+  EXPECT_DOUBLE_EQ(run->ranking.ranked[0].score, 1.25);
+  EXPECT_EQ(run->ranking.ranked[1].id, "defaults");
+  EXPECT_EQ(run->ranking.unranked.size(), 3u);
+  ASSERT_EQ(run->best.size(), 1u);
+  EXPECT_EQ(run->best[0].id, Id("BLOCK=128 VECS=2"));
+  EXPECT_FALSE(run->stopped);
+  EXPECT_EQ(run->evaluated_now, 5);
+
+  for (const char* name : {"summary.md", "heatmap.svg", "tuned_config.h"}) {
+    EXPECT_TRUE(fs_.Exists(kRun / name)) << name;
+  }
+  auto header = fs_.Read(kRun / "tuned_config.h");
+  ASSERT_TRUE(header.ok());
+  EXPECT_NE(header->find("X(268435456LL, 128, 2)"), std::string::npos) << *header;
+  EXPECT_TRUE(fs_.Exists(kRun / "variants/defaults/project/gemm/gemm.cu"));
+  EXPECT_TRUE(fs_.Exists(kRun / "variants" / Id("BLOCK=64 VECS=1") / "build.json"));
+  EXPECT_TRUE(fs_.Exists(kRun / "variants" / Id("BLOCK=128 VECS=2") / "bench.json"));
+
+  const std::string last = "tune: [4/4] " + Id("BLOCK=128 VECS=2") +
+                           " BLOCK=128 VECS=2: built 12.5 s, 306 tests passed, geomean 1.25x "
+                           "vs defaults";
+  EXPECT_NE(std::find(progress.begin(), progress.end(), last), progress.end())
+      << ::testing::PrintToString(progress);
+}
+
+TEST_F(TuneRunTest, ChildrenBuildTheirOwnCopyWithTheVariantsDefines) {
+  LockedRunner runner([this](const auto& argv, const auto&) { return Scripted(fs_, argv); });
+  TuneOptions options = Options();
+  options.filter = "4096";
+  ASSERT_TRUE(RunTune(fs_, runner, options).ok());
+  const auto children = runner.Children();
+  ASSERT_GE(children.size(), 3u);
+  EXPECT_EQ(children[0].first, "build");
+  EXPECT_TRUE(children[0].second.empty()) << "the defaults build without --define";
+  EXPECT_EQ(children[1].first, "test");
+  EXPECT_EQ(children[2].first, "bench");
+  // 5 builds, 3 tests (one did not compile, one spills), 2 benchmarks (one failed its test).
+  std::map<std::string, int> count;
+  for (const auto& c : children) ++count[c.first];
+  EXPECT_EQ(count["build"], 5);
+  EXPECT_EQ(count["test"], 3);
+  EXPECT_EQ(count["bench"], 2);
+  // The exact command lines: the running kbuild on the variant's copy.
+  const std::string copy = (kRun / "variants" / Id("BLOCK=128 VECS=2") / "project").string();
+  TuneVariant variant{{{"BLOCK", "128"}, {"VECS", "2"}}, Id("BLOCK=128 VECS=2")};
+  EXPECT_EQ(TuneChildArgv("/opt/kbuild/bin/kbuild", copy, "bench", variant,
+                          {"--no-peers", "--json", "--filter", "4096"}),
+            (std::vector<std::string>{"/opt/kbuild/bin/kbuild", "-C", copy, "bench", "--define",
+                                      "BLOCK=128", "--define", "VECS=2", "--no-peers", "--json",
+                                      "--filter", "4096"}));
+}
+
+TEST_F(TuneRunTest, ResumeAfterAStopEvaluatesOnlyTheRest) {
+  // The first run is stopped while building its third variant.
+  int builds = 0;
+  LockedRunner stopping([&](const auto& argv, const auto&) {
+    if (argv.at(3) == "build" && ++builds == 4) {
+      ProcessResult r;
+      r.interrupted = true;
+      r.exit_code = 130;
+      return r;
+    }
+    return Scripted(fs_, argv);
+  });
+  TuneOptions options = Options();
+  options.build_jobs = 1;
+  auto first = RunTune(fs_, stopping, options);
+  ASSERT_TRUE(first.ok()) << first.error().Located();
+  EXPECT_TRUE(first->stopped);
+  ASSERT_EQ(History().size(), 3u) << "defaults and two variants; nothing half-done";
+  EXPECT_TRUE(fs_.Exists(kRun / "summary.md")) << "what finished is ranked";
+
+  LockedRunner runner([this](const auto& argv, const auto&) { return Scripted(fs_, argv); });
+  options.resume = "results/tune-20261201-140000";
+  auto second = RunTune(fs_, runner, options);
+  ASSERT_TRUE(second.ok()) << second.error().Located();
+  EXPECT_FALSE(second->stopped);
+  EXPECT_EQ(second->evaluated_now, 2);
+  std::set<Values> built;
+  for (const auto& [command, values] : runner.Children()) {
+    if (command == "build") built.insert(values);
+  }
+  EXPECT_EQ(built, (std::set<Values>{{{"BLOCK", "128"}, {"VECS", "1"}},
+                                     {{"BLOCK", "128"}, {"VECS", "2"}}}));
+  EXPECT_EQ(History().size(), 5u);
+  EXPECT_EQ(second->ranking.ranked.size(), 2u);
+}
+
+TEST_F(TuneRunTest, DefaultsFailingIsExit1AndNothingElseRuns) {
+  LockedRunner runner([this](const auto& argv, const auto&) {
+    if (argv.at(3) == "test") return Answer(1, TestDocument(305, 1));
+    return Scripted(fs_, argv);
+  });
+  auto run = RunTune(fs_, runner, Options());
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.error().code, ExitCode::kCheckFailed);
+  EXPECT_EQ(run.error().message,
+            "the defaults (the project as it is) failed: test-failed: 1 of 306 cases failed, "
+            "first: gemm [7x33 fp32]: mismatch");
+  EXPECT_EQ(runner.Children().size(), 2u) << "build and test of the defaults only";
+  ASSERT_EQ(History().size(), 1u) << "the history keeps why";
+}
+
+TEST_F(TuneRunTest, NoGpuIsExit4AfterTheDefaultsBuild) {
+  LockedRunner runner([this](const auto& argv, const auto&) {
+    if (argv.at(3) == "test") {
+      return Answer(4, ErrorDocument("test", 4, {{"message", "no CUDA GPU is visible"}}));
+    }
+    return Scripted(fs_, argv);
+  });
+  auto run = RunTune(fs_, runner, Options());
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.error().code, ExitCode::kEnvironment);
+  EXPECT_NE(run.error().message.find("no CUDA GPU is visible"), std::string::npos);
+  const auto children = runner.Children();
+  ASSERT_EQ(children.size(), 2u);
+  EXPECT_EQ(children[0].first, "build");
+  EXPECT_EQ(children[1].first, "test");
+  EXPECT_TRUE(History().empty()) << "no verdict on the defaults without a GPU";
+}
+
+TEST_F(TuneRunTest, HostileResumeFoldersAreRefused) {
+  LockedRunner runner([this](const auto& argv, const auto&) { return Scripted(fs_, argv); });
+  ASSERT_TRUE(fs_.Write("/elsewhere/tune-1/history.jsonl", "").ok());
+  ASSERT_TRUE(fs_.Write("/p/results/tune-old/history.jsonl", "").ok());
+  fs_.mem.PlantSymlink("/p/results/tune-link", "/elsewhere/tune-1");
+  ASSERT_TRUE(fs_.Write("/p/results/tune-empty/notes.txt", "").ok());
+  for (const char* given :
+       {"/elsewhere/tune-1", "results/../../elsewhere/tune-1", "results/tune-link",
+        "results/tune-empty", "results", "results/tune-old/variants", "build"}) {
+    TuneOptions options = Options();
+    options.resume = given;
+    auto run = RunTune(fs_, runner, options);
+    ASSERT_FALSE(run.ok()) << given;
+    EXPECT_EQ(run.error().code, ExitCode::kUsage) << given;
+    EXPECT_TRUE(run.error().message.starts_with("--resume ")) << run.error().message;
+  }
+  EXPECT_TRUE(runner.Children().empty());
+  EXPECT_TRUE(ResumeTuneRunFolder(fs_, kProject, "results/tune-old").ok());
+}
+
+TEST_F(TuneRunTest, BadOptionsAndSpaceAreExit2) {
+  LockedRunner runner([this](const auto& argv, const auto&) { return Scripted(fs_, argv); });
+  TuneOptions options = Options();
+  options.strategy = "anneal";
+  EXPECT_EQ(RunTune(fs_, runner, options).error().code, ExitCode::kUsage);
+  ASSERT_TRUE(fs_.Remove(kProject / "build.toml").ok());
+  EXPECT_EQ(RunTune(fs_, runner, Options()).error().message,
+            "no build.toml in /p: not a kbuild project");
+  ASSERT_TRUE(fs_.Write(kProject / "build.toml", "").ok());
+  ASSERT_TRUE(fs_.Write(kProject / "kbuild.toml", "[tune.params]\nBLOCK = [64, \"x\"]\n").ok());
+  auto run = RunTune(fs_, runner, Options());
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.error().code, ExitCode::kUsage);
+  EXPECT_TRUE(runner.Children().empty());
+}
+
+TEST_F(TuneRunTest, TimeLimitStartsNoNewVariant) {
+  LockedRunner runner([this](const auto& argv, const auto&) { return Scripted(fs_, argv); });
+  double now = 0;
+  TuneOptions options = Options();
+  options.build_jobs = 1;
+  options.time_limit_seconds = 10;
+  options.seconds_now = [&now] { return now; };
+  options.progress = [&now](const std::string&) { now += 6; };  // each line takes a while
+  auto run = RunTune(fs_, runner, options);
+  ASSERT_TRUE(run.ok()) << run.error().Located();
+  EXPECT_TRUE(run->time_up);
+  EXPECT_LT(History().size(), 5u);
+  EXPECT_GE(History().size(), 1u);
+}
+
+TEST_F(TuneRunTest, EvolveStaysWithinTheBudget) {
+  LockedRunner runner([this](const auto& argv, const auto&) { return Scripted(fs_, argv); });
+  TuneOptions options = Options();
+  options.strategy = "evolve";
+  options.budget = 3;
+  auto run = RunTune(fs_, runner, options);
+  ASSERT_TRUE(run.ok()) << run.error().Located();
+  EXPECT_EQ(History().size(), 4u);
+}
+
+TEST(TuneChild, ReadsDocumentsAmidOtherOutput) {
+  ProcessResult r;
+  r.exit_code = 3;
+  r.output =
+      "a warning on stderr\n{\n  \"error\": {\"message\": \"undefined\", \"path\": "
+      "\"k.cu\", \"line\": 4}\n}\n";
+  const ChildResult child = ReadChildResult(r, "build");
+  EXPECT_EQ(child.outcome, ChildOutcome::kFailed);
+  EXPECT_EQ(child.reason, "k.cu:4: undefined");
+
+  r.output = "Segmentation fault\n";
+  r.exit_code = 139;
+  EXPECT_EQ(ReadChildResult(r, "bench").reason,
+            "kbuild bench exited 139 without a JSON document: Segmentation fault");
+  r.exit_code = 0;
+  EXPECT_EQ(ReadChildResult(r, "test").outcome, ChildOutcome::kOk);
+  r.exit_code = 143;
+  EXPECT_EQ(ReadChildResult(r, "test").outcome, ChildOutcome::kStopped);
+}
+
+TEST(TuneChild, BenchFailureNamesTheCaseAndProblem) {
+  Json doc = BenchDocument(5);
+  doc["harness"]["cases"][1]["problems"] = {"physically impossible: 9000 GB/s\nmore"};
+  EXPECT_EQ(BenchFailureReason(doc), "gemm/4096x4096 fp32: physically impossible: 9000 GB/s");
+}
+
+TEST(TuneChild, SpillsAreTheLargestReported) {
+  EXPECT_EQ(SpillBytesInLog(""), 0);
+  EXPECT_EQ(SpillBytesInLog("ptxas info : 0 bytes spill stores\n"
+                            "ptxas warning : ... 'a', 24 bytes spill stores, 24 bytes spill loads\n"
+                            "ptxas warning : ... 'b', 8 bytes spill stores\n"),
+            24);
+  EXPECT_EQ(SpillBytesInLog("99999999999999 bytes spill stores"), 999999999)
+      << "a number too long is read as its last 9 digits, never overflowing";
+}
+
+TEST(TuneWorkspace, CopyTakesRegularProjectFilesOnly) {
+  MemoryFileSystem fs;
+  ASSERT_TRUE(fs.Write("/p/build.toml", "x").ok());
+  ASSERT_TRUE(fs.Write("/p/src/k.cu", "k").ok());
+  ASSERT_TRUE(fs.Write("/p/build/cmake/old.o", "o").ok());
+  ASSERT_TRUE(fs.Write("/p/results/latest.json", "{}").ok());
+  ASSERT_TRUE(fs.Write("/p/.git/HEAD", "ref").ok());
+  ASSERT_TRUE(fs.Write("/secret", "s").ok());
+  fs.PlantSymlink("/p/src/link.cu", "/secret");
+  auto snapshot = SnapshotProject(fs, "/p");
+  ASSERT_TRUE(snapshot.ok());
+  std::vector<std::filesystem::path> copied;
+  for (const auto& [path, content] : snapshot->files) copied.push_back(path);
+  EXPECT_EQ(copied, (std::vector<std::filesystem::path>{"build.toml", "src/k.cu"}));
+  ASSERT_TRUE(WriteProjectCopy(fs, *snapshot, "/copy").ok());
+  EXPECT_EQ(*fs.Read("/copy/src/k.cu"), "k");
+}
+
+}  // namespace
+}  // namespace kb
