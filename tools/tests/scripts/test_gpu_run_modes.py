@@ -1,17 +1,24 @@
 """The GPU script's modes, checked without a GPU through --dry-run: each mode lists the steps
 the GPU machine would run, so a mode that silently drops or adds work shows up here."""
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "gpu-run.sh"
-TEMPLATES = ("blank", "fused_add_rmsnorm", "head_rmsnorm", "rmsnorm")
+# Every shipped template, in the order the script globs them.
+TEMPLATES = tuple(sorted(p.parent.name for p in
+                         (SCRIPT.parents[2] / "templates").glob("*/template.toml")))
 
 
 def steps(*args):
+    return steps_env({}, *args)
+
+
+def steps_env(env, *args):
     out = subprocess.run(["bash", str(SCRIPT), *args, "--dry-run"], capture_output=True,
-                         text=True, check=True).stdout
+                         text=True, check=True, env={**os.environ, **env}).stdout
     return [line.removeprefix("would run: ") for line in out.splitlines()
             if line.startswith("would run: ")]
 
@@ -56,7 +63,8 @@ def test_build_only_builds_and_calls_every_template_and_nothing_else():
 
 def test_rmsnorm_mode_covers_one_template_and_the_counters():
     s = steps("--rmsnorm")
-    assert not any(step.startswith(("blank", "fused", "head")) for step in s)
+    assert not any(step.startswith(tuple(t + ":" for t in TEMPLATES if t != "rmsnorm"))
+                   for step in s)
     assert "rmsnorm: kbuild test" in s and "rmsnorm: kbuild bench" in s
     assert s[-2:] == ["rmsnorm sweep under ncu (2048x4096)",
                       "small-shape kernels under ncu (ours vs peers)"]
@@ -73,6 +81,15 @@ def test_features_builds_one_template_and_runs_only_the_harness_features():
         "rmsnorm: kbuild test --sanitize memcheck", "rmsnorm: kbuild bench (small cases)",
         "rmsnorm: kbuild bench --graph (small cases)",
         "rmsnorm: kbuild bench --compare (small cases)"]
+
+
+def test_templates_and_switches_narrow_a_mode():
+    s = steps_env({"GPU_RUN_TEMPLATES": "softmax rope", "GPU_RUN_TESTS": "0",
+                   "GPU_RUN_GRAPH_BENCH": "1", "GPU_RUN_SMOKE": "0"}, "--trust")
+    assert [x for x in s if x.startswith(("softmax", "rope"))] == [
+        "softmax: init+check+build", "softmax: kbuild bench", "softmax: kbuild bench --graph",
+        "rope: init+check+build", "rope: kbuild bench", "rope: kbuild bench --graph"]
+    assert not any(x.startswith("rmsnorm:") for x in s)
 
 
 @pytest.mark.parametrize("arg", ["--bogus", "quick"])
