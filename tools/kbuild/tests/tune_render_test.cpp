@@ -150,10 +150,10 @@ TEST(TuneDispatch, HeaderCompilesAndPicksTheBucket) {
   const auto dir =
       std::filesystem::temp_directory_path() / ("kbuild-tune-dispatch-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
-  std::ofstream(dir / "tuned_configs.h") << *header;
+  std::ofstream(dir / "tuned_config.h") << *header;
   std::ofstream(dir / "twice.cpp")
-      << "#include \"tuned_configs.h\"\n#include \"tuned_configs.h\"\n";
-  std::ofstream(dir / "main.cpp") << R"(#include "tuned_configs.h"
+      << "#include \"tuned_config.h\"\n#include \"tuned_config.h\"\n";
+  std::ofstream(dir / "main.cpp") << R"(#include "tuned_config.h"
 #include <cstdio>
 struct Config { long long max_bytes; int block; };
 #define AS_CONFIG(max_bytes, block, layout) {max_bytes, block},

@@ -1,7 +1,7 @@
 // The files a `kbuild tune` run writes from its ranking (tune_results.h): the
 // summary table (summary.md), the heatmap of variants x cases (heatmap.svg)
 // and the dispatch header that picks the best configuration per shape bucket
-// at run time (tuned_configs.h).
+// at run time (tuned_config.h).
 #pragma once
 
 #include <string>
