@@ -75,6 +75,17 @@ std::string XmlEscape(const std::string& text) {
   return out;
 }
 
+std::string SvgOpening(double width, int height, const std::string& style,
+                       const std::string& title) {
+  return fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1}\" "
+      "viewBox=\"0 0 {0:.0f} {1}\" font-family=\"sans-serif\" font-size=\"11\">\n"
+      "<style>{2}.title{{font-size:13px;font-weight:bold}}</style>\n"
+      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      "<text x=\"6\" y=\"18\" class=\"title\">{3}</text>\n",
+      width, height, style, XmlEscape(title));
+}
+
 std::string RenderBarChartSvg(const ChartText& text, const std::vector<ChartBar>& bars) {
   size_t longest = 4;
   double max_speedup = 1;
@@ -87,15 +98,11 @@ std::string RenderBarChartSvg(const ChartText& text, const std::vector<ChartBar>
   const double width = label_width + (kPanelWidth + kGap) * (with_speedup ? 2 : 1);
   const int height = kTop + static_cast<int>(bars.size()) * kRowHeight + 24;
 
-  std::string out = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1}\" "
-      "viewBox=\"0 0 {0:.0f} {1}\" font-family=\"sans-serif\" font-size=\"11\">\n"
-      "<style>.peak{{fill:#3b7dd8}}.speedup{{fill:#e08a2c}}.failed{{fill:#d62728}}"
-      ".reference{{stroke:#555;stroke-dasharray:3 3}}.heading{{font-weight:bold}}"
-      ".title{{font-size:13px;font-weight:bold}}</style>\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      "<text x=\"6\" y=\"18\" class=\"title\">{2}</text>\n",
-      width, height, XmlEscape(text.title));
+  std::string out = SvgOpening(width, height,
+                               ".peak{fill:#3b7dd8}.speedup{fill:#e08a2c}.failed{fill:#d62728}"
+                               ".reference{stroke:#555;stroke-dasharray:3 3}"
+                               ".heading{font-weight:bold}",
+                               text.title);
   for (size_t i = 0; i < bars.size(); ++i) {
     out += fmt::format("<text x=\"6\" y=\"{}\">{}{}</text>\n",
                        kTop + static_cast<int>(i) * kRowHeight + kBarHeight - 3,

@@ -24,6 +24,12 @@ struct ChartText {
 // when there is a baseline); every text is XML-escaped.
 std::string RenderBarChartSvg(const ChartText& text, const std::vector<ChartBar>& bars);
 
+// The opening of a self-contained SVG of `width` x `height`: the <svg> tag, the
+// class rules in `style` (CSS, without the title's, which is added), a white
+// background and `title` (XML-escaped here) in bold at the top left.
+std::string SvgOpening(double width, int height, const std::string& style,
+                       const std::string& title);
+
 // & < > " ' as entities.
 std::string XmlEscape(const std::string& text);
 

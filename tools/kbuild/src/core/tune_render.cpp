@@ -193,14 +193,10 @@ std::string TuneHeatmapSvg(const std::string& title, const std::vector<TuneEvalu
   const double width = std::max(x0 + kCellWidth * static_cast<double>(columns.size()) + 240, 760.0);
   const int height = kHeaderHeight + static_cast<int>(rows.size()) * kCellHeight + 12;
 
-  std::string out = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0:.0f}\" height=\"{1}\" "
-      "viewBox=\"0 0 {0:.0f} {1}\" font-family=\"sans-serif\" font-size=\"11\">\n"
-      "<style>.title{{font-size:13px;font-weight:bold}}.cell{{stroke:white}}"
-      ".value{{font-size:10px;text-anchor:middle}}.unranked text{{fill:#757575}}</style>\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      "<text x=\"6\" y=\"18\" class=\"title\">{2}</text>\n",
-      width, height, XmlEscape(OneLine(title)));
+  std::string out = SvgOpening(
+      width, height,
+      ".cell{stroke:white}.value{font-size:10px;text-anchor:middle}.unranked text{fill:#757575}",
+      OneLine(title));
   Legend(6, &out);
   for (size_t c = 0; c < columns.size(); ++c) {
     const double x = x0 + kCellWidth * (static_cast<double>(c) + 0.5);
