@@ -36,14 +36,16 @@ void AddTestCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
 void AddBenchCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 void AddSkillCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 void AddTuneCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
+void AddProfileCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 
-// In --help order. New commands (profile, optimize, package) add one line here and one file in commands/.
+// In --help order. New commands (optimize, package) add one line here and one file in commands/.
 inline constexpr CommandEntry kCommands[] = {
     {"init", AddInitCommand},
     {"check", AddCheckCommand},
     {"build", AddBuildCommand, true},
     {"test", AddTestCommand, true},
     {"bench", AddBenchCommand, true},
+    {"profile", AddProfileCommand, true},
     {"tune", AddTuneCommand},  // locks nothing itself: each variant builds in its own copy
     {"doctor", AddDoctorCommand},
     {"skill", AddSkillCommand},

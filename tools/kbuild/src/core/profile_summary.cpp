@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace kb {
@@ -20,6 +21,34 @@ constexpr const char kElapsed[] = "Elapsed Cycles";
 constexpr const char kSmActive[] = "SM Active Cycles";
 constexpr const char kWarpCycles[] = "Warp Cycles Per Issued Instruction";
 constexpr const char kInstructions[] = "Executed Instructions";
+constexpr const char kDramPerSecond[] = "dram__bytes.sum.per_second";
+constexpr const char kAchievedOccupancy[] = "sm__warps_active.avg.pct_of_peak_sustained_active";
+constexpr const char kTheoreticalOccupancy[] = "sm__maximum_warps_per_active_cycle_pct";
+constexpr const char kSharedStatic[] = "launch__shared_mem_per_block_static";
+constexpr const char kSharedDynamic[] = "launch__shared_mem_per_block_dynamic";
+constexpr const char kLocalLoads[] = "smsp__sass_inst_executed_op_local_ld.sum";
+constexpr const char kLocalStores[] = "smsp__sass_inst_executed_op_local_st.sum";
+constexpr const char kL1Hit[] = "l1tex__t_sector_hit_rate.pct";
+constexpr const char kL2Hit[] = "lts__t_sector_hit_rate.pct";
+constexpr const char kLoadSectorUse[] =
+    "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct";
+constexpr const char kStoreSectorUse[] =
+    "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct";
+constexpr std::string_view kStallPrefix = "smsp__average_warps_issue_stalled_";
+constexpr std::string_view kStallSuffix = "_per_issue_active.ratio";
+
+// Blocks per SM each resource allows (raw metric, Occupancy section name, what limits).
+struct BlockLimit {
+  const char* metric;
+  const char* section_name;
+  const char* resource;
+};
+constexpr BlockLimit kBlockLimits[] = {
+    {"launch__occupancy_limit_registers", "Block Limit Registers", "registers"},
+    {"launch__occupancy_limit_shared_mem", "Block Limit Shared Mem", "shared memory"},
+    {"launch__occupancy_limit_warps", "Block Limit Warps", "warps (block size)"},
+    {"launch__occupancy_limit_blocks", "Block Limit SM", "blocks per SM"},
+};
 
 // Microseconds per unit of ncu's time units (short names since ncu 2023,
 // "nsecond" before).
@@ -40,6 +69,80 @@ std::optional<double> DurationUs(const NcuKernel& kernel) {
     if (const auto scale = MicrosecondsPer(metric->unit)) return *metric->value * *scale;
   }
   return std::nullopt;
+}
+
+// GB/s from a byte rate in whatever unit ncu printed ("byte/second" with
+// --print-units base, "Tbyte/s" otherwise).
+std::optional<double> GigabytesPerSecond(const NcuMetric& metric) {
+  if (!metric.value || metric.unit.find("byte/s") == std::string::npos) return std::nullopt;
+  const std::pair<char, double> prefixes[] = {{'K', 1e3}, {'M', 1e6}, {'G', 1e9}, {'T', 1e12}};
+  double scale = 1;
+  for (const auto& [prefix, factor] : prefixes) {
+    if (!metric.unit.empty() && metric.unit[0] == prefix) scale = factor;
+  }
+  return *metric.value * scale / 1e9;
+}
+
+// The resource allowing the fewest blocks per SM ("registers and warps" on a tie).
+std::string OccupancyLimiter(const NcuKernel& kernel) {
+  std::optional<double> fewest;
+  std::vector<std::string> limiters;
+  for (const BlockLimit& limit : kBlockLimits) {
+    auto blocks = kernel.Value(limit.metric);
+    if (!blocks) blocks = kernel.Value(limit.section_name);
+    if (!blocks) continue;
+    if (!fewest || *blocks < *fewest) {
+      fewest = blocks;
+      limiters = {limit.resource};
+    } else if (*blocks == *fewest) {
+      limiters.push_back(limit.resource);
+    }
+  }
+  return fmt::format("{}", fmt::join(limiters, " and "));
+}
+
+// The largest stall reasons; "selected" is the warp issuing, not a stall.
+std::vector<WarpStall> TopStalls(const NcuKernel& kernel) {
+  std::vector<WarpStall> stalls;
+  for (const auto& [name, metric] : kernel.metrics) {
+    if (!name.starts_with(kStallPrefix) || !name.ends_with(kStallSuffix) || !metric.value) continue;
+    std::string reason =
+        name.substr(kStallPrefix.size(), name.size() - kStallPrefix.size() - kStallSuffix.size());
+    if (reason == "selected" || reason.find("not_issued") != std::string::npos) continue;
+    if (*metric.value > 0) stalls.push_back({std::move(reason), *metric.value});
+  }
+  std::stable_sort(stalls.begin(), stalls.end(),
+                   [](const WarpStall& a, const WarpStall& b) { return a.cycles > b.cycles; });
+  if (stalls.size() > kTopStalls) stalls.resize(kTopStalls);
+  return stalls;
+}
+
+// What the counters name as a problem, whatever the verdict: these are what a
+// slow kernel's author fixes first.
+std::vector<std::string> Causes(const ProfileSummary& s) {
+  std::vector<std::string> causes;
+  const auto sectors = [&causes](const std::optional<double>& pct, const char* what) {
+    if (pct && *pct < kUncoalescedSectorUsePct) {
+      causes.push_back(fmt::format(
+          "uncoalesced global {}: {:.0f}% of each 32-byte sector is used (neighbouring threads "
+          "should touch neighbouring addresses)",
+          what, *pct));
+    }
+  };
+  sectors(s.load_sector_use_pct, "loads");
+  sectors(s.store_sector_use_pct, "stores");
+  const double local = s.local_loads.value_or(0) + s.local_stores.value_or(0);
+  if (local > 0) {
+    causes.push_back(fmt::format(
+        "local-memory traffic: {:.0f} loads and {:.0f} stores executed (register spills or an "
+        "array indexed at run time)",
+        s.local_loads.value_or(0), s.local_stores.value_or(0)));
+  }
+  if (s.theoretical_occupancy_pct && *s.theoretical_occupancy_pct < kLowOccupancyPct) {
+    causes.push_back(fmt::format("occupancy limited to {:.0f}% by {}", *s.theoretical_occupancy_pct,
+                                 s.occupancy_limiter.empty() ? "?" : s.occupancy_limiter));
+  }
+  return causes;
 }
 
 // The first of `names` ncu reported as a number; otherwise the first name is missing.
@@ -101,18 +204,6 @@ std::string Verdict(const ProfileSummary& s) {
   return fmt::format("mixed: DRAM {:.0f}%, SM {:.0f}%, neither saturated", dram, sm);
 }
 
-std::string Pct(const std::optional<double>& value) {
-  return value ? fmt::format("{:.1f}%", *value) : "?";
-}
-
-std::string Number(const std::optional<double>& value) {
-  return value ? fmt::format("{:.0f}", *value) : "?";
-}
-
-nlohmann::json OrNull(const std::optional<double>& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
-
 }  // namespace
 
 ProfileSummary SummarizeKernel(const NcuKernel& kernel, const ProfileContext& context) {
@@ -140,62 +231,55 @@ ProfileSummary SummarizeKernel(const NcuKernel& kernel, const ProfileContext& co
       s.achieved_pct_of_peak = *s.achieved_gbps / *context.peak_dram_gbps * 100;
     }
   }
+  if (const NcuMetric* rate = kernel.Find(kDramPerSecond)) s.dram_gbps = GigabytesPerSecond(*rate);
+  if (!s.dram_gbps) s.missing.push_back(kDramPerSecond);
+  if (s.dram_gbps && context.peak_dram_gbps && *context.peak_dram_gbps > 0) {
+    s.dram_pct_of_measured = *s.dram_gbps / *context.peak_dram_gbps * 100;
+  }
+  s.achieved_occupancy_pct = Metric(kernel, s.missing, {kAchievedOccupancy, "Achieved Occupancy"});
+  s.theoretical_occupancy_pct =
+      Metric(kernel, s.missing, {kTheoreticalOccupancy, "Theoretical Occupancy"});
+  s.occupancy_limiter = OccupancyLimiter(kernel);
+  const auto shared_static =
+      Metric(kernel, s.missing, {kSharedStatic, "Static Shared Memory Per Block"});
+  const auto shared_dynamic =
+      Metric(kernel, s.missing, {kSharedDynamic, "Dynamic Shared Memory Per Block"});
+  if (shared_static && shared_dynamic) s.shared_bytes_per_block = *shared_static + *shared_dynamic;
+  s.local_loads = Metric(kernel, s.missing, {kLocalLoads});
+  s.local_stores = Metric(kernel, s.missing, {kLocalStores});
+  s.l1_hit_pct = Metric(kernel, s.missing, {kL1Hit, "L1/TEX Hit Rate"});
+  s.l2_hit_pct = Metric(kernel, s.missing, {kL2Hit, "L2 Hit Rate"});
+  s.load_sector_use_pct = Metric(kernel, s.missing, {kLoadSectorUse});
+  s.store_sector_use_pct = Metric(kernel, s.missing, {kStoreSectorUse});
+  s.top_stalls = TopStalls(kernel);
+  if (s.top_stalls.empty()) s.missing.push_back(std::string(kStallPrefix) + "*");
+  s.causes = Causes(s);
   s.verdict = Verdict(s);
+  for (const std::string& cause : s.causes) s.verdict += "; " + cause;
   return s;
 }
 
-std::string RenderProfileSummary(const ProfileSummary& s) {
-  std::string out;
-  const auto line = [&out](const char* label, const std::string& text) {
-    out += fmt::format("{:<12}{}\n", label, text);
-  };
-  line("kernel", fmt::format("{} (ID {})", s.kernel, s.id));
-  line("launch", fmt::format("grid {} x block {}, {} registers/thread", s.grid, s.block,
-                             Number(s.registers_per_thread)));
-  line("time", s.duration_us ? fmt::format("{:.3f} us", *s.duration_us) : "?");
-  if (s.achieved_gbps) {
-    std::string bandwidth = fmt::format("{:.0f} GB/s for the case's bytes", *s.achieved_gbps);
-    if (s.achieved_pct_of_peak)
-      bandwidth += fmt::format(", {:.0f}% of peak", *s.achieved_pct_of_peak);
-    line("bandwidth", bandwidth);
-  }
-  line("throughput", fmt::format("DRAM {}, memory {}, SM {} of peak", Pct(s.dram_pct),
-                                 Pct(s.memory_pct), Pct(s.sm_pct)));
-  line("SM active",
-       fmt::format("{} of {} cycles{}", Number(s.sm_active_cycles), Number(s.elapsed_cycles),
-                   s.sm_idle_share
-                       ? fmt::format(", idle {:.0f}% of the time", *s.sm_idle_share * 100)
-                       : ""));
-  line("issue",
-       fmt::format("{} warp cycles per issued instruction, {} instructions executed",
-                   s.warp_cycles_per_issue ? fmt::format("{:.1f}", *s.warp_cycles_per_issue) : "?",
-                   Number(s.executed_instructions)));
-  if (!s.missing.empty()) line("missing", fmt::format("{}", fmt::join(s.missing, ", ")));
-  line("verdict", s.verdict);
-  return out;
-}
-
-nlohmann::json ProfileSummaryJson(const ProfileSummary& s) {
-  return {
-      {"id", s.id},
-      {"kernel", s.kernel},
-      {"block", s.block},
-      {"grid", s.grid},
-      {"duration_us", OrNull(s.duration_us)},
-      {"dram_throughput_pct", OrNull(s.dram_pct)},
-      {"sm_throughput_pct", OrNull(s.sm_pct)},
-      {"memory_throughput_pct", OrNull(s.memory_pct)},
-      {"registers_per_thread", OrNull(s.registers_per_thread)},
-      {"elapsed_cycles", OrNull(s.elapsed_cycles)},
-      {"sm_active_cycles", OrNull(s.sm_active_cycles)},
-      {"sm_idle_share", OrNull(s.sm_idle_share)},
-      {"warp_cycles_per_issued_instruction", OrNull(s.warp_cycles_per_issue)},
-      {"executed_instructions", OrNull(s.executed_instructions)},
-      {"achieved_gbps", OrNull(s.achieved_gbps)},
-      {"achieved_pct_of_peak", OrNull(s.achieved_pct_of_peak)},
-      {"missing", s.missing},
-      {"verdict", s.verdict},
-  };
+const std::vector<std::string>& ProfileMetricNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out = {kDurationMetric,
+                                    kRegisters,
+                                    kDramPerSecond,
+                                    "dram__bytes_read.sum",
+                                    "dram__bytes_write.sum",
+                                    kAchievedOccupancy,
+                                    kTheoreticalOccupancy,
+                                    kSharedStatic,
+                                    kSharedDynamic,
+                                    kLocalLoads,
+                                    kLocalStores,
+                                    kL1Hit,
+                                    kL2Hit,
+                                    kLoadSectorUse,
+                                    kStoreSectorUse};
+    for (const BlockLimit& limit : kBlockLimits) out.push_back(limit.metric);
+    return out;
+  }();
+  return names;
 }
 
 }  // namespace kb

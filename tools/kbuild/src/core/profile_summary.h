@@ -1,9 +1,10 @@
 // One kernel's ncu profile in a few numbers (time, how busy DRAM and the SMs
-// were, how much of the time SMs sat idle) and a one-line verdict on what
-// limits it. Metrics ncu did not report are listed as missing, never guessed.
+// were, how much of the time SMs sat idle, occupancy, caches, coalescing,
+// local memory, warp stalls) and a one-line verdict on what limits it, with
+// the causes the counters name. Metrics ncu did not report are listed as
+// missing, never guessed. Rendering: profile_render.h.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,12 @@ namespace kb {
 struct ProfileContext {
   std::optional<double> peak_dram_gbps;  // the GPU's measured copy bandwidth (kbuild doctor)
   std::optional<double> bytes;           // bytes the case must move
+};
+
+// A warp stall reason and its share of the cycles between issued instructions.
+struct WarpStall {
+  std::string reason;  // "long_scoreboard", from smsp__average_warps_issue_stalled_<reason>_...
+  double cycles = 0;   // warp cycles per issued instruction spent in this state
 };
 
 struct ProfileSummary {
@@ -35,7 +42,21 @@ struct ProfileSummary {
   std::optional<double> executed_instructions;
   std::optional<double> achieved_gbps;         // context bytes / duration
   std::optional<double> achieved_pct_of_peak;  // of the context's peak
+  std::optional<double> dram_gbps;             // DRAM bytes per second ncu measured
+  std::optional<double> dram_pct_of_measured;  // dram_gbps / the context's peak
+  std::optional<double> achieved_occupancy_pct;
+  std::optional<double> theoretical_occupancy_pct;
+  std::string occupancy_limiter;  // "registers", "shared memory", ... ("" when unknown)
+  std::optional<double> shared_bytes_per_block;  // static + dynamic
+  std::optional<double> local_loads;             // executed local-memory instructions
+  std::optional<double> local_stores;
+  std::optional<double> l1_hit_pct;
+  std::optional<double> l2_hit_pct;
+  std::optional<double> load_sector_use_pct;   // of each 32-byte sector fetched for global loads
+  std::optional<double> store_sector_use_pct;  // ... written by global stores
+  std::vector<WarpStall> top_stalls;           // largest first, at most kTopStalls
   std::vector<std::string> missing;            // ncu metric names not in the report
+  std::vector<std::string> causes;             // named problems, also appended to the verdict
   std::string verdict;
 };
 
@@ -52,11 +73,19 @@ inline constexpr double kIdleShare = 0.30;
 // leaves the scheduler without a warp to issue.
 inline constexpr double kHighWarpCyclesPerIssue = 16;
 
+// Below this share of each fetched sector used, global accesses are uncoalesced
+// (a warp reading 32 consecutive 4-byte values uses 100%).
+inline constexpr double kUncoalescedSectorUsePct = 60;
+// Below this theoretical occupancy the per-thread resources leave few warps to hide latency.
+inline constexpr double kLowOccupancyPct = 50;
+inline constexpr size_t kTopStalls = 3;
+
+// The ncu metrics kbuild profile asks for beyond its sections (ncu --metrics);
+// the stall reasons come by the regex kStallMetricsRegex.
+const std::vector<std::string>& ProfileMetricNames();
+inline constexpr const char kStallMetricsRegex[] =
+    "regex:^smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio$";
+
 ProfileSummary SummarizeKernel(const NcuKernel& kernel, const ProfileContext& context);
-
-// A few aligned lines ending in the verdict.
-std::string RenderProfileSummary(const ProfileSummary& summary);
-
-nlohmann::json ProfileSummaryJson(const ProfileSummary& summary);
 
 }  // namespace kb

@@ -1,0 +1,240 @@
+#include "core/sass_check.h"
+
+#include <cxxabi.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <sstream>
+
+namespace kb {
+
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+std::string Demangle(const std::string& mangled) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> out(
+      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && out ? std::string(out.get()) : mangled;
+}
+
+// Access width in bits from the opcode's modifiers: LDG.E.128.CONSTANT -> 128,
+// LDG.E.U16 -> 16, LDG.E (none) -> 32.
+int AccessBits(std::string_view opcode) {
+  std::set<std::string_view> modifiers;
+  size_t start = 0;
+  while (start <= opcode.size()) {
+    size_t dot = opcode.find('.', start);
+    if (dot == std::string_view::npos) dot = opcode.size();
+    modifiers.insert(opcode.substr(start, dot - start));
+    start = dot + 1;
+  }
+  const std::pair<const char*, int> widths[] = {{"256", 256}, {"128", 128}, {"64", 64}, {"U16", 16},
+                                                {"S16", 16},  {"U8", 8},    {"S8", 8}};
+  for (const auto& [name, bits] : widths) {
+    if (modifiers.count(name)) return bits;
+  }
+  return 32;
+}
+
+// The opcode of an instruction line "/*00d0*/  @!P0 LDG.E.128 R8, ... ;", or "".
+std::string_view Opcode(std::string_view line) {
+  line = Trim(line);
+  if (!line.starts_with("/*")) return {};
+  const size_t close = line.find("*/");
+  if (close == std::string_view::npos) return {};
+  line = Trim(line.substr(close + 2));
+  if (line.starts_with("@")) {  // predicate
+    const size_t space = line.find(' ');
+    if (space == std::string_view::npos) return {};
+    line = Trim(line.substr(space));
+  }
+  const size_t end = line.find_first_of(" ;");
+  return line.substr(0, end);
+}
+
+std::string Widths(const std::map<int, int>& counts, const char* opcode) {
+  std::vector<std::string> parts;
+  for (auto it = counts.rbegin(); it != counts.rend(); ++it) {
+    parts.push_back(fmt::format("{}x {}.{}", it->second, opcode, it->first));
+  }
+  return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::optional<int> FieldAfter(std::string_view line, std::string_view key) {
+  const size_t at = line.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  size_t i = at + key.size();
+  int value = 0;
+  bool any = false;
+  while (i < line.size() && line[i] >= '0' && line[i] <= '9' && value < 100000000) {
+    value = value * 10 + (line[i++] - '0');
+    any = true;
+  }
+  return any ? std::optional<int>(value) : std::nullopt;
+}
+
+}  // namespace
+
+std::vector<SassFunction> ParseCuobjdumpSass(std::string_view text) {
+  std::vector<SassFunction> functions;
+  std::set<std::string> seen;
+  std::string arch;
+  SassFunction* current = nullptr;
+  std::istringstream in{std::string(text)};
+  for (std::string raw; std::getline(in, raw);) {
+    const std::string_view line = Trim(raw);
+    if (line.starts_with("code for ")) {
+      arch = std::string(Trim(line.substr(9)));
+      current = nullptr;
+    } else if (line.starts_with("Function : ")) {
+      const std::string mangled(Trim(line.substr(11)));
+      current = nullptr;
+      if (!seen.insert(mangled).second) continue;  // the same kernel for a later architecture
+      current = &functions.emplace_back();
+      current->mangled = mangled;
+      current->name = Demangle(mangled);
+      current->arch = arch;
+    } else if (current) {
+      const std::string_view opcode = Opcode(line);
+      const std::string_view base = opcode.substr(0, opcode.find('.'));
+      if (base == "LDG" || base == "LDGSTS") {
+        ++current->global_loads[AccessBits(opcode)];
+      } else if (base == "STG") {
+        ++current->global_stores[AccessBits(opcode)];
+      } else if (base == "LDL") {
+        ++current->local_loads;
+      } else if (base == "STL") {
+        ++current->local_stores;
+      }
+    }
+  }
+  return functions;
+}
+
+void AddResourceUsage(std::string_view text, std::vector<SassFunction>& functions) {
+  std::istringstream in{std::string(text)};
+  std::string name;
+  for (std::string raw; std::getline(in, raw);) {
+    const std::string_view line = Trim(raw);
+    if (line.starts_with("Function ") && line.ends_with(":")) {
+      name = std::string(Trim(line.substr(9, line.size() - 10)));
+      continue;
+    }
+    if (name.empty() || !line.starts_with("REG:")) continue;
+    SassFunction* target = nullptr;
+    for (auto& f : functions) {
+      if (f.mangled == name) target = &f;
+    }
+    if (!target) {
+      target = &functions.emplace_back();
+      target->mangled = name;
+      target->name = Demangle(name);
+    }
+    if (!target->registers) {  // the first architecture's figures, like the SASS
+      target->registers = FieldAfter(line, "REG:");
+      target->stack_bytes = FieldAfter(line, "STACK:");
+      target->shared_bytes = FieldAfter(line, "SHARED:");
+      target->local_bytes = FieldAfter(line, "LOCAL:");
+    }
+    name.clear();
+  }
+}
+
+std::string KernelBaseName(std::string_view demangled) {
+  std::string_view s = Trim(demangled);
+  if (s.starts_with("void ")) s.remove_prefix(5);
+  // Cut the parameter list: the first '(' outside template brackets.
+  int depth = 0;
+  size_t end = s.size();
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '<') ++depth;
+    if (s[i] == '>' && depth > 0) --depth;
+    if (s[i] == '(' && depth == 0) {
+      end = i;
+      break;
+    }
+  }
+  s = s.substr(0, end);
+  // Drop trailing template arguments, then the namespaces.
+  if (s.ends_with(">")) {
+    depth = 0;
+    for (size_t i = s.size(); i-- > 0;) {
+      if (s[i] == '>') ++depth;
+      if (s[i] == '<' && --depth == 0) {
+        s = s.substr(0, i);
+        break;
+      }
+    }
+  }
+  const size_t colon = s.rfind("::");
+  if (colon != std::string_view::npos) s.remove_prefix(colon + 2);
+  return std::string(Trim(s));
+}
+
+std::string SassCheckLine(const SassFunction& f) {
+  std::string line =
+      fmt::format("loads {}; stores {}; local memory: ", Widths(f.global_loads, "LDG"),
+                  Widths(f.global_stores, "STG"));
+  line += f.local_loads + f.local_stores == 0
+              ? "none"
+              : fmt::format("{} LDL, {} STL", f.local_loads, f.local_stores);
+  if (f.registers) line += fmt::format("; {} registers", *f.registers);
+  if (f.stack_bytes) line += fmt::format(", stack {} B", *f.stack_bytes);
+  if (f.shared_bytes && *f.shared_bytes > 0)
+    line += fmt::format(", static shared {} B", *f.shared_bytes);
+  return line;
+}
+
+std::vector<std::string> SassFindings(const SassFunction& f) {
+  std::vector<std::string> findings;
+  if (f.local_loads + f.local_stores > 0 || (f.stack_bytes && *f.stack_bytes > 0)) {
+    findings.push_back(fmt::format(
+        "local memory in the SASS ({} LDL, {} STL, stack {} B): register spills or an array "
+        "indexed at run time; keep indices compile-time or lower the registers per thread",
+        f.local_loads, f.local_stores, f.stack_bytes.value_or(0)));
+  }
+  int widest = 0;
+  for (const auto& [bits, count] : f.global_loads) widest = std::max(widest, bits);
+  if (widest > 0 && widest < 32) {
+    findings.push_back(fmt::format(
+        "global loads are at most {}-bit: no vector loads (16-byte LDG.128 moves 8 bf16 at once)",
+        widest));
+  }
+  return findings;
+}
+
+nlohmann::json SassFunctionJson(const SassFunction& f) {
+  const auto widths = [](const std::map<int, int>& counts) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [bits, count] : counts) out[std::to_string(bits)] = count;
+    return out;
+  };
+  const auto or_null = [](const std::optional<int>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+  };
+  return {{"function", f.mangled},
+          {"name", f.name},
+          {"arch", f.arch},
+          {"global_loads", widths(f.global_loads)},
+          {"global_stores", widths(f.global_stores)},
+          {"local_loads", f.local_loads},
+          {"local_stores", f.local_stores},
+          {"registers", or_null(f.registers)},
+          {"stack_bytes", or_null(f.stack_bytes)},
+          {"shared_bytes", or_null(f.shared_bytes)},
+          {"local_bytes", or_null(f.local_bytes)},
+          {"findings", SassFindings(f)}};
+}
+
+}  // namespace kb
