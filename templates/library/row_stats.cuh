@@ -2,9 +2,13 @@
 // without the cancellation of E[x^2] - E[x]^2: a row of mean 1e4 and std 1
 // in fp32 keeps its variance.
 //   RegisterRowStats  the row held in registers (the RowPlan's register
-//                     paths): the sum reduced first, then the squared
-//                     deviations from that mean; two reductions over the
-//                     held values, nothing re-read.
+//                     paths): the sum reduced first, each thread's part
+//                     taken relative to a pivot (the row's first element),
+//                     then the squared deviations from that mean; two
+//                     reductions over the held values, nothing re-read.
+//                     Without the pivot, reducing partial sums near 1e7
+//                     (1000 values near 1e4) put fp32 outputs off by up to
+//                     7e-3 (H200); with it, by about the mean's rounding.
 //   LoopRowStats      a row too long for registers (kBlockLoop): one pass
 //                     over x merging Welford states, one per 16-byte vector
 //                     (its V values' mean and squared deviations), so the
@@ -37,6 +41,15 @@ struct RowStats {
   float rstd;  // 1 / sqrt(var + eps)
 };
 
+// The pivot RegisterRowStats takes: the row's first element (0 for a
+// thread without a row, or an empty row). Read after WaitForPreviousKernel,
+// like every load, and just before RegisterRowStats: loaded with the row,
+// its register pushed the bf16 block path of LayerNorm into spills.
+template <typename T>
+__device__ __forceinline__ float RowPivot(const T* x_row, bool valid, int64_t cols) {
+  return valid && cols > 0 ? ToFloat(x_row[0]) : 0.f;
+}
+
 // Sum of f(element) over the body vectors this thread holds
 // (held_row.cuh).
 template <typename T, int V, int kVecs, typename F>
@@ -61,13 +74,19 @@ __device__ __forceinline__ float SumEdges(const EdgeValues<kSlots>& edges, const
 template <int kGroup, int V, int kSlots, typename T, int kVecs>
 __device__ __forceinline__ RowStats RegisterRowStats(const Vec<T, V> (&r)[kVecs],
                                                      const EdgeValues<kSlots>& edges, int first,
-                                                     int lanes, const RowSpan& span,
+                                                     int lanes, const RowSpan& span, float pivot,
                                                      float inv_hidden, float eps,
                                                      float* sum_scratch, float* deviation_scratch) {
   const auto value = [](float v) { return v; };
+  const auto one = [](float) { return 1.f; };
   const float sum =
       SumHeld(r, first, lanes, span, value) + SumEdges<V>(edges, span, first, lanes, value);
-  const float mean = RowSum<kGroup>(sum, sum_scratch) * inv_hidden;
+  const float count =
+      SumHeld(r, first, lanes, span, one) + SumEdges<V>(edges, span, first, lanes, one);
+  // The thread's sum relative to the pivot is small, so the row's reduction
+  // of it stays exact to fp32. The mean is rounded once (half an ulp: 5e-4
+  // at 1e4); that rounding moves the variance by (5e-4)^2 only.
+  const float mean = pivot + RowSum<kGroup>(fmaf(-count, pivot, sum), sum_scratch) * inv_hidden;
   const auto squared_deviation = [mean](float v) {
     const float d = v - mean;
     return d * d;

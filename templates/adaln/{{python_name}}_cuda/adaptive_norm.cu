@@ -69,8 +69,10 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   LoadHeldVectors<V, kSplit>(x_row, span, s.first, s.step, r);
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, s.first, s.step, edges);
+  // LayerNorm's sum is taken relative to the row's first element; RMSNorm ignores it.
+  const float pivot = kNorm == NormKind::kLayer ? RowPivot(x_row, s.valid, hidden) : 0.f;
   const RowStats st =
-      NormRegisterStats<kNorm, kGroup, V>(r, edges, s, span, inv_hidden, eps, scratch);
+      NormRegisterStats<kNorm, kGroup, V>(r, edges, s, span, pivot, inv_hidden, eps, scratch);
   const W* scale_row = RowOf<W>(scale, s.row, tokens);
   const W* shift_row = RowOf<W>(shift, s.row, tokens);
   StoreModulated<kSplit>(y_row, r, st, scale_row, shift_row, s, span);

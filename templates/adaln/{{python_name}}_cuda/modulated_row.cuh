@@ -42,14 +42,15 @@ template <NormKind kNorm, int kGroup, int V, int kSlots, typename T, int kVecs>
 __device__ __forceinline__ RowStats NormRegisterStats(const Vec<T, V> (&r)[kVecs],
                                                       const EdgeValues<kSlots>& edges,
                                                       const RowSlot& s, const RowSpan& span,
-                                                      float inv_hidden, float eps,
+                                                      float pivot, float inv_hidden, float eps,
                                                       RowScratch& scratch) {
   if constexpr (kNorm == NormKind::kRms) {
     const float total = RowSum<kGroup>(edges.AddSquares(SumSquares(r, s, span)), scratch.sum);
     return {0.f, RmsScale(total, inv_hidden, eps)};
   } else {
-    return kernels_common::RegisterRowStats<kGroup, V>(r, edges, s.first, s.step, span, inv_hidden,
-                                                       eps, scratch.sum, scratch.deviations);
+    return kernels_common::RegisterRowStats<kGroup, V>(r, edges, s.first, s.step, span, pivot,
+                                                       inv_hidden, eps, scratch.sum,
+                                                       scratch.deviations);
   }
 }
 

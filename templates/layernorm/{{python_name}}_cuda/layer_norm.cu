@@ -99,8 +99,9 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, s.first, s.step, edges);
 
-  const RowStats st = RegisterRowStats<kGroup, V>(r, edges, s.first, s.step, span, inv_hidden, eps,
-                                                  sum_scratch, deviation_scratch);
+  const float pivot = RowPivot(x_row, s.valid, hidden);
+  const RowStats st = RegisterRowStats<kGroup, V>(r, edges, s.first, s.step, span, pivot,
+                                                  inv_hidden, eps, sum_scratch, deviation_scratch);
   KeepPacked(r);  // common/held_row.cuh: <= 64 registers, two 512-thread blocks per SM
 
   ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
