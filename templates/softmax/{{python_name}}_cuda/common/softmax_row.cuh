@@ -17,7 +17,7 @@ namespace kernels_common {
 
 // The row's output for one input value, from the row's (max, 1 / sum).
 __device__ __forceinline__ float SoftmaxOf(float v, float max, float inv_sum) {
-  return __expf(v - max) * inv_sum;
+  return FastExp(v - max) * inv_sum;  // reduce.cuh
 }
 
 template <typename T, int V>
