@@ -90,6 +90,100 @@ def smoke_head_rmsnorm(m):
     return ok
 
 
+DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+
+def smoke_softmax(m):
+    ok = True
+    for dtype in DTYPES:
+        for rows, cols in ((1, 1), (7, 2047), (33, 128), (3, 151936)):
+            x = torch.randn(rows, cols, device="cuda", dtype=dtype)
+            ok &= check(f"softmax {dtype} {rows}x{cols}", m.softmax(x), torch.softmax(x.double(), -1), dtype)
+    x = torch.randn(4, 1000, device="cuda", dtype=torch.bfloat16)
+    ok &= check("softmax under torch.compile", torch.compile(m.softmax)(x), torch.softmax(x.double(), -1), torch.bfloat16)
+    return ok
+
+
+def smoke_layernorm(m):
+    ok = True
+    for dtype in DTYPES:
+        for rows, hidden in ((1, 4096), (7, 2047), (129, 128)):
+            x = torch.randn(rows, hidden, device="cuda", dtype=dtype)
+            w, b = (torch.randn(hidden, device="cuda", dtype=dtype) for _ in range(2))
+            ref = torch.nn.functional.layer_norm(x.double(), (hidden,), w.double(), b.double(), 1e-5)
+            ok &= check(f"layer_norm {dtype} {rows}x{hidden}", m.layer_norm(x, w, b, 1e-5), ref, dtype)
+    return ok
+
+
+def rotate_ref(x, cos, sin):  # half-split pairs; cos / sin [s, d] broadcast over [b, s, h, d]
+    x1, x2 = x.double().chunk(2, -1)
+    c, s_ = cos.double()[None, :, None, :], sin.double()[None, :, None, :]
+    return x.double() * c + torch.cat((-x2, x1), -1) * s_
+
+
+def smoke_rope(m):
+    ok = True
+    for dtype in DTYPES:
+        b, s, h, d = 2, 37, 4, 128
+        q, k = (torch.randn(b, s, h, d, device="cuda", dtype=dtype) for _ in range(2))
+        angle = torch.arange(s, device="cuda", dtype=torch.float64)[:, None] * (
+            10000.0 ** (-torch.arange(0, d, 2, device="cuda", dtype=torch.float64) / d))
+        cos, sin = torch.cat((angle, angle), -1).cos().float(), torch.cat((angle, angle), -1).sin().float()
+        want_q, want_k = rotate_ref(q, cos, sin), rotate_ref(k, cos, sin)
+        got_q, got_k = m.rope(q.clone(), k.clone(), cos, sin)
+        ok &= check(f"rope q {dtype} {b}x{s}x{h}x{d}", got_q, want_q, dtype)
+        ok &= check(f"rope k {dtype} {b}x{s}x{h}x{d}", got_k, want_k, dtype)
+        positions = torch.arange(s, device="cuda").expand(b, s).contiguous()
+        got_q, _ = m.rope_positions(q.clone(), k.clone(), positions, 10000.0)
+        ok &= check(f"rope_positions q {dtype}", got_q, want_q, dtype)
+    return ok
+
+
+def gated_smoke(name, pair_fn, split_fn, act):
+    ok = True
+    for dtype in DTYPES:
+        for rows, d in ((1, 1), (7, 2047), (33, 4096)):
+            gate, up = (torch.randn(rows, d, device="cuda", dtype=dtype) for _ in range(2))
+            want = act(gate.double()) * up.double()
+            ok &= check(f"{name} pair {dtype} {rows}x{d}", pair_fn(gate, up), want, dtype)
+            ok &= check(f"{name} fused {dtype} {rows}x{d}", split_fn(torch.cat((gate, up), -1)), want, dtype)
+    return ok
+
+
+def smoke_swiglu(m):
+    return gated_smoke("silu_mul", m.silu_mul, m.swiglu, torch.nn.functional.silu)
+
+
+def smoke_geglu(m):
+    return gated_smoke("gelu_mul", m.gelu_mul, m.geglu, torch.nn.functional.gelu)
+
+
+def smoke_adaln(m):
+    ok = True
+    for dtype in DTYPES:
+        for batch, tokens, hidden in ((1, 7, 2047), (2, 33, 4096)):
+            x = torch.randn(batch, tokens, hidden, device="cuda", dtype=dtype)
+            scale, shift = (torch.randn(batch, hidden, device="cuda", dtype=dtype) for _ in range(2))
+            x64 = x.double()
+            normed = torch.nn.functional.layer_norm(x64, (hidden,), eps=1e-6)
+            want = normed * (1 + scale.double()[:, None]) + shift.double()[:, None]
+            ok &= check(f"adaptive_norm layer {dtype} {batch}x{tokens}x{hidden}",
+                        m.adaptive_norm(x, scale, shift, "layer", 1e-6), want, dtype)
+            y, gate = torch.randn_like(x), torch.randn(batch, hidden, device="cuda", dtype=dtype)
+            ok &= check(f"gated_residual {dtype}", m.gated_residual(x, y, gate),
+                        x64 + y.double() * gate.double()[:, None], dtype)
+    return ok
+
+
+def smoke_gemm_fp32(m):
+    ok = True
+    for mm, n, k in ((1, 1, 1), (127, 65, 33), (1000, 1000, 1000)):
+        a, b = torch.randn(mm, k, device="cuda"), torch.randn(k, n, device="cuda")
+        bias = torch.randn(n, device="cuda")
+        ok &= check(f"gemm {mm}x{n}x{k}", m.gemm(a, b, bias), a.double() @ b.double() + bias.double(), torch.float32)
+    return ok
+
+
 # Calls the op must refuse with a RuntimeError (never a crash): each runs in its own process,
 # so a crash in one error path is reported and the others still run.
 REJECTIONS = {
@@ -128,7 +222,10 @@ def check_rejections(template: str, project: Path) -> bool:
 
 
 SMOKES = {"blank": smoke_blank, "rmsnorm": smoke_rmsnorm,
-          "fused_add_rmsnorm": smoke_fused_add_rmsnorm, "head_rmsnorm": smoke_head_rmsnorm}
+          "fused_add_rmsnorm": smoke_fused_add_rmsnorm, "head_rmsnorm": smoke_head_rmsnorm,
+          "softmax": smoke_softmax, "layernorm": smoke_layernorm, "rope": smoke_rope,
+          "swiglu": smoke_swiglu, "geglu": smoke_geglu, "adaln": smoke_adaln,
+          "gemm_fp32": smoke_gemm_fp32}
 
 
 def main():
