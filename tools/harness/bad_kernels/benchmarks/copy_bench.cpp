@@ -7,6 +7,8 @@
 #include <ATen/cuda/CUDAContext.h>
 #include <cuda_runtime_api.h>
 
+#include <string>
+
 #include "../tests/rms_norm_spec.h"
 #include "kbuild/harness/benchmark.h"
 
@@ -14,10 +16,10 @@ namespace {
 
 using kb::harness::Args;
 
-kb::harness::BenchSpec CopySpec() {
+kb::harness::BenchSpec CopySpec(const std::string& op = "copy") {
   kb::harness::BenchSpec spec;
-  spec.name = "copy";
-  spec.op = kb::harness::ProjectOp("copy");
+  spec.name = op;
+  spec.op = kb::harness::ProjectOp(op);
   spec.cases = kb::harness::MakeCases({{1 << 24}, {1 << 26}, {1 << 28}}, {at::kFloat});
   for (auto& c : kb::harness::MakeCases({{4097}}, {at::kFloat}, {.correctness_only = true}))
     spec.cases.push_back(c);
@@ -57,6 +59,9 @@ kb::harness::BenchSpec SideStreamCheatSpec() {
 
 const bool registered = [] {
   kb::harness::RegisterBenchmark(CopySpec());
+  // Correct and slow (uncoalesced, through local memory): `kbuild profile
+  // --case 'slow_copy/16777216 fp32'` must name both causes.
+  kb::harness::RegisterBenchmark(CopySpec("slow_copy"));
   kb::harness::RegisterBenchmark(SideStreamCheatSpec());
   return true;
 }();

@@ -2,7 +2,8 @@
 // (rms_norm_<flaw>, same schema as rms_norm; rms_norm_delegates_to_aten calls
 // at::rms_norm instead of a kernel of this project), and two ops with copy's schema
 // that fault (crash_illegal_address) or never finish (hang); rms_norm and
-// softmax ops wrong only on one input class each (input_cheats.h).
+// softmax ops wrong only on one input class each (input_cheats.h); slow_copy,
+// correct and slow on purpose for `kbuild profile` (slow_copy.h).
 #include "torch_binding.h"
 
 #include <ATen/cuda/CUDAContext.h>
@@ -12,6 +13,7 @@
 #include "../bad_kernels_cuda/bench_cheats.h"
 #include "../bad_kernels_cuda/faults.h"
 #include "../bad_kernels_cuda/input_cheats.h"
+#include "../bad_kernels_cuda/slow_copy.h"
 #include "registration.h"
 
 namespace {
@@ -114,9 +116,19 @@ void copy(at::Tensor& out, const at::Tensor& x) {
         "copy");
 }
 
+// Correct and slow on purpose: what `kbuild profile` must diagnose.
+void SlowCopy(at::Tensor& out, const at::Tensor& x) {
+  CheckCopyArgs(out, x);
+  Check(bad_kernels::LaunchSlowCopy(out.data_ptr<float>(), x.data_ptr<float>(), x.numel(),
+                                    at::cuda::getCurrentCUDAStream()),
+        "slow_copy");
+}
+
 TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.def("copy(Tensor(a!) out, Tensor x) -> ()");
   ops.impl("copy", c10::kCUDA, &copy);
+  ops.def("slow_copy(Tensor(a!) out, Tensor x) -> ()");
+  ops.impl("slow_copy", c10::kCUDA, &SlowCopy);
   ops.def("crash_illegal_address(Tensor(a!) out, Tensor x) -> ()");
   ops.impl("crash_illegal_address", c10::kCUDA, &CrashIllegalAddress);
   ops.def("hang(Tensor(a!) out, Tensor x) -> ()");
