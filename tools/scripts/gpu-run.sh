@@ -38,7 +38,10 @@
 # small rmsnorm cases) and GPU_RUN_PROBE (kernels under ncu), each 0 or 1,
 # override the mode's choice; GPU_RUN_GRAPH_BENCH=1 adds `kbuild bench --graph` per template
 # (ours and the peers as CUDA-graph replays); GPU_RUN_PROBE_SHAPES (e.g. "128x4096 512x4096")
-# picks the probe's shapes.
+# picks the probe's shapes. GPU_RUN_TEST_FILTERS ("template=PATTERN ...", e.g.
+# "rope=Rope.Tiny*") runs only those tests of a template; GPU_RUN_BENCH_TEMPLATES (names) limits
+# which templates are benchmarked; GPU_RUN_PROFILE=1 adds `kbuild profile` of the rmsnorm
+# template and of the deliberately slow copy in tools/harness/bad_kernels.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
@@ -83,7 +86,9 @@ esac
 SWEEP="${GPU_RUN_SWEEP:-$SWEEP}" KBUILD_SELFTESTS="${GPU_RUN_SELFTESTS:-$KBUILD_SELFTESTS}"
 WORKER_TESTS="${GPU_RUN_WORKER_TESTS:-$KBUILD_SELFTESTS}" TESTS="${GPU_RUN_TESTS:-$TESTS}"
 PROBE="${GPU_RUN_PROBE:-$PROBE}" FEATURES="${GPU_RUN_FEATURES:-$FEATURES}"
-GRAPH_BENCH="${GPU_RUN_GRAPH_BENCH:-0}"
+GRAPH_BENCH="${GPU_RUN_GRAPH_BENCH:-0}" PROFILE="${GPU_RUN_PROFILE:-0}"
+declare -A TEST_FILTER=()
+for entry in ${GPU_RUN_TEST_FILTERS:-}; do TEST_FILTER["${entry%%=*}"]="${entry#*=}"; done
 
 FINAL_OUT="${OUT:-$ROOT/gpu-out}"
 WORK="${KBUILD_GPU_WORK:-/tmp/kbuild-gpu}"
@@ -182,6 +187,21 @@ fi
     --target kbuild_harness_torch_tests && \
     '$WORK/test-build/tools/harness/kbuild_harness_torch_tests' --gtest_filter='HostAhead*'"
 
+# kbuild profile on a kernel near the copy limit and on one slow on purpose (uncoalesced, through
+# local memory): the two summaries must tell them apart and name the causes.
+if [[ $PROFILE == 1 ]]; then
+  proj="$WORK/proj-rmsnorm"
+  [[ -d "$proj/build" || $DRY == 1 ]] || step "rmsnorm: init+build (for kbuild profile)" \
+    profile.log bash -c "kbuild init rmsnorm-demo --template rmsnorm --dir '$proj' && \
+      kbuild -C '$proj' build"
+  for target in "$proj|rms_norm/8192x4096 bf16|rmsnorm" "$BAD|slow_copy/16777216 fp32|slow-copy"; do
+    IFS='|' read -r dir case_name tag <<< "$target"
+    step "kbuild profile: $case_name" profile.log bash -c "kbuild -C '$dir' profile \
+      --case '$case_name' && kbuild -C '$dir' profile --case '$case_name' --json \
+      > '$OUT/profile-$tag.json'"
+  done
+fi
+
 if [[ $TEMPLATES == 1 ]]; then
   template_dirs=("$ROOT"/templates/*/)
   if [[ -n "${GPU_RUN_TEMPLATES:-}" ]]; then   # in the order given
@@ -196,8 +216,10 @@ if [[ $TEMPLATES == 1 ]]; then
       --dir '$proj' && kbuild -C '$proj' check && kbuild -C '$proj' build" || continue
     [[ "${GPU_RUN_SMOKE:-1}" == 1 ]] && \
       step "$t: load+call (python)" "$t.log" python3 "$ROOT/tools/scripts/smoke_call.py" "$t" "$proj"
-    [[ $TESTS == 1 ]] && step "$t: kbuild test" "$t.log" kbuild -C "$proj" test
-    if [[ $BENCHES == 1 ]]; then
+    filter="${TEST_FILTER[$t]:-}"
+    [[ $TESTS == 1 ]] && step "$t: kbuild test${filter:+ --filter $filter}" "$t.log" \
+      kbuild -C "$proj" test ${filter:+--filter "$filter"}
+    if [[ $BENCHES == 1 && " ${GPU_RUN_BENCH_TEMPLATES:-$t} " == *" $t "* ]]; then
       step "$t: kbuild bench" "$t.log" kbuild -C "$proj" bench
       for ext in md json svg; do cp "$proj/results/latest.$ext" "$OUT/bench-$t.$ext" 2>/dev/null; done
       if [[ $GRAPH_BENCH == 1 ]]; then
