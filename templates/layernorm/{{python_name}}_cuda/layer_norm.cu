@@ -23,7 +23,8 @@
 // states in one pass, then read x again (an L2 hit). Launched overlapped
 // (common/overlap.cuh).
 //
-// measured: not yet on the H200.
+// measured (H200, 2026-12-01; results/h200-2026-12-01-templates): 32768x4096
+// bf16 141.8 us, 90% of copy (fp16 95%); geomean 1.05x Liger, 1.01x QuACK.
 
 #include "common/held_row.cuh"
 #include "common/launch.cuh"

@@ -27,7 +27,9 @@
 // (common/overlap.cuh); the float64 frequency table of a block is built in
 // shared memory before the wait for the previous kernel.
 //
-// measured: not yet (the template's first GPU run fills this line).
+// measured (H200, 2026-12-01; results/h200-2026-12-01-templates): positions
+// 1x32768x32x8x128 bf16 172 us, 93% of copy; tables 185 us, 88%, 0.92x
+// torch.compile.
 
 #include <algorithm>
 #include <cmath>

@@ -21,7 +21,8 @@
 // 16-byte boundary split into a scalar head, a 16-byte body and a scalar
 // tail (common/row_span.h). Launched overlapped (common/overlap.cuh).
 //
-// measured: not yet (kbuild bench on the H200 fills this line).
+// measured (H200, 2026-12-01, before FastExp; results/h200-2026-12-01-templates):
+// 524288x2048 bf16 1461 us, 70% of copy, 0.70x QuACK; fp32 91%, 0.93x Liger.
 
 #include "common/cluster_reduce.cuh"
 #include "common/held_row.cuh"
