@@ -7,23 +7,34 @@
 // interest the op is compute-bound, and its target is the H200's fp32
 // CUDA-core peak, 132 SMs x 128 lanes x 2 flops x 1.98 GHz = 66.9 TFLOP/s.
 //
-// Launch shape (gemm_plan.h; defaults): one block of 256 threads per
-// 128 x 128 tile of C, a one-dimensional grid walked in groups of 8 tile rows
-// (L2 reuse); K in stages of 8: the block stages an A tile (stored
-// transposed, padded) and a B tile in shared memory, two buffers, the next
-// stage's global loads held in registers while the current one is multiplied
-// (one __syncthreads per stage); each thread multiplies 8 x 8 outputs in
-// registers, summing 8 stages (64 terms) in a partial before adding it to the
-// total. 16-byte loads and stores when A and B are 16-byte aligned and K, N,
-// lda, ldb are multiples of 4 (edge tiles then read whole vectors or zeros);
-// otherwise checked scalar loads and stores. Launched overlapped
-// (common/overlap.cuh).
+// Launch shape (gemm_plan.h; defaults): M <= 16 goes to the few-rows GEMV
+// (gemm_few_rows.cuh). Otherwise one block of 256 threads (8 warps of 32 x 64
+// outputs, 4 x 8 lanes of 8 x 8) per 128 x 128 tile of C, a one-dimensional
+// grid walked in groups of 8 tile rows (L2 reuse); K in stages of 8: the
+// block stages an A tile (stored transposed, padded) and a B tile in shared
+// memory, two buffers, the next stage's global loads held in registers while
+// the current one is multiplied, one __syncthreads per stage; fragments are
+// read one k ahead of their FFMAs (two register sets). Each output is one
+// FMA chain over K (GEMM_KCHUNK=0). 16-byte loads and stores when A and B are
+// 16-byte aligned and K, N, lda, ldb are multiples of 4 (edge tiles then read
+// whole vectors or zeros); otherwise checked scalar loads and stores.
+// Launched overlapped (common/overlap.cuh).
 //
-// Measured (H200): pending its first `kbuild bench` there.
+// ptxas (CUDA 13.0, sm_90a): 128 registers, no spills, 16.6 KB of shared
+// memory: two blocks (16 warps) per SM. SASS of a stage (8 k): 512 FFMA,
+// 32 LDS.128 (4 per k, each one wavefront: a warp reads 4 adjacent A vectors
+// and 8 adjacent B vectors), 2 LDG.128, 4 STS + 1 STS.128, 1 BAR, ~50 other
+// instructions: FFMA is 85% of the loop.
+//
+// Measured (H200): 25 TFLOP/s, 0.49x cuBLAS with the previous kernel (201
+// registers, one block per SM; 2026-12-01); this kernel: pending.
+
+#include <type_traits>
 
 #include "common/overlap.cuh"
 #include "common/vec.cuh"
 #include "gemm.h"
+#include "gemm_few_rows.cuh"
 #include "gemm_plan.h"
 
 namespace {
@@ -36,38 +47,82 @@ using {{python_name}}_cuda::TileIndex;
 using {{python_name}}_cuda::TileOfBlock;
 using F4 = Vec<float, 4>;
 
-// Columns [col, col + 4) of one row: one 16-byte load (kVector) or four
-// checked scalar loads; zeros outside the matrix.
+// Four adjacent floats at `at`, of which `inside` (may be <= 0 or > 4) lie
+// inside the matrix: one 16-byte load (kVector: then `inside` is a multiple
+// of 4, the vector wholly inside or outside) or four checked scalar loads;
+// zeros outside, and nothing at all when the row is outside.
 template <bool kVector>
-__device__ __forceinline__ void LoadFour(const float* row, int64_t col, int64_t cols,
-                                         bool row_inside, float (&out)[4]) {
+__device__ __forceinline__ void LoadFour(const float* at, bool row_inside, int inside,
+                                         float (&out)[4]) {
   if constexpr (kVector) {
-    // cols % 4 == 0: the vector is wholly inside or wholly outside.
-    const F4 v = row_inside && col < cols ? *reinterpret_cast<const F4*>(row + col) : F4{};
+    const F4 v = row_inside && inside > 0 ? *reinterpret_cast<const F4*>(at) : F4{};
 #pragma unroll
     for (int i = 0; i < 4; ++i) out[i] = v.v[i];
   } else {
 #pragma unroll
-    for (int i = 0; i < 4; ++i) out[i] = row_inside && col + i < cols ? row[col + i] : 0.f;
+    for (int i = 0; i < 4; ++i) out[i] = row_inside && i < inside ? at[i] : 0.f;
   }
 }
 
-// A tile of a row-major matrix `x` (rows `rows`, columns `cols`, rows `ld`
-// apart): rows [row0, ...) x columns [col0, col0 + kCols), 4 columns per
-// vector; vector l of this thread is v = threadIdx.x + l * threads, row
-// v / (kCols / 4), columns (v % (kCols / 4)) * 4 + [0, 4). Outside the
-// matrix: zeros. The A tile is BM x BK, the B tile BK x BN.
-template <bool kVector, int kCols, int kLoads>
-__device__ __forceinline__ void LoadTile(const float* x, int64_t row0, int64_t col0, int64_t rows,
-                                         int64_t cols, int64_t ld, float (&regs)[kLoads][4]) {
-  constexpr int kPerRow = kCols / 4;
+// This thread's share of one stage's global loads: kALoads vectors of the
+// A tile (BM x BK) and kBLoads of the B tile (BK x BN). Vector l is
+// v = threadIdx.x + l * threads of its tile in row-major order, 4 columns
+// each, so a warp reads whole rows of the tile. The pointers start at the
+// first stage and move one stage per Advance(); `k_left` (K minus the
+// stage's first k) bounds the K side, the fixed row / column flags the M / N
+// side. Outside the matrices: zeros.
+template <bool kVector>
+struct StageLoader {
+  using G = GemmTile;
+  static constexpr int kAPerRow = G::kBK / 4;
+  static constexpr int kBPerRow = G::kBN / 4;
+  const float* a_at[G::kALoads];
+  const float* b_at[G::kBLoads];
+  bool a_row_inside[G::kALoads];
+  int b_cols_left[G::kBLoads];  // columns of B from this vector's first to N
+  int64_t b_step;               // BK rows of B
+
+  __device__ __forceinline__ StageLoader(const float* a, const float* b, int64_t row0,
+                                         int64_t col0, int m, int n, int64_t lda, int64_t ldb)
+      : b_step(G::kBK * ldb) {
 #pragma unroll
-  for (int l = 0; l < kLoads; ++l) {
-    const int v = threadIdx.x + l * GemmTile::kThreads;
-    const int64_t row = row0 + v / kPerRow;
-    LoadFour<kVector>(x + row * ld, col0 + v % kPerRow * 4, cols, row < rows, regs[l]);
+    for (int l = 0; l < G::kALoads; ++l) {
+      const int v = threadIdx.x + l * G::kThreads;
+      const int64_t row = row0 + v / kAPerRow;
+      a_row_inside[l] = row < m;
+      a_at[l] = a + (a_row_inside[l] ? row : 0) * lda + v % kAPerRow * 4;
+    }
+#pragma unroll
+    for (int l = 0; l < G::kBLoads; ++l) {
+      const int v = threadIdx.x + l * G::kThreads;
+      const int64_t col = col0 + v % kBPerRow * 4;
+      b_cols_left[l] = static_cast<int>(n - col < 0 ? 0 : n - col);
+      b_at[l] = b + static_cast<int64_t>(v / kBPerRow) * ldb +
+                (col < n ? col : 0);
+    }
   }
-}
+
+  __device__ __forceinline__ void Load(int k_left, float (&a_regs)[G::kALoads][4],
+                                       float (&b_regs)[G::kBLoads][4]) const {
+#pragma unroll
+    for (int l = 0; l < G::kALoads; ++l) {
+      const int col = (threadIdx.x + l * G::kThreads) % kAPerRow * 4;
+      LoadFour<kVector>(a_at[l], a_row_inside[l], k_left - col, a_regs[l]);
+    }
+#pragma unroll
+    for (int l = 0; l < G::kBLoads; ++l) {
+      const int row = (threadIdx.x + l * G::kThreads) / kBPerRow;
+      LoadFour<kVector>(b_at[l], row < k_left, b_cols_left[l], b_regs[l]);
+    }
+  }
+
+  __device__ __forceinline__ void Advance() {
+#pragma unroll
+    for (int l = 0; l < G::kALoads; ++l) a_at[l] += G::kBK;
+#pragma unroll
+    for (int l = 0; l < G::kBLoads; ++l) b_at[l] += b_step;
+  }
+};
 
 // A transposed: a_tile[kk][row], so a thread's rows for one kk are adjacent.
 __device__ __forceinline__ void StoreATile(float (*a_tile)[GemmTile::kAStride],
@@ -94,21 +149,32 @@ __device__ __forceinline__ void StoreBTile(float (*b_tile)[GemmTile::kBN],
   }
 }
 
-// A thread's g-th group of 4 rows (columns) sits 4 * threads-along-that-side
-// apart from the next, so a warp reads and writes runs of adjacent vectors.
-template <int kCount, int kThreadsAlong>
-__device__ __forceinline__ void ReadFragment(const float* smem_row, int lane_along,
-                                             float (&frag)[kCount]) {
+// Lane l's g-th group of 4 rows (columns) of the warp tile: a warp's
+// lanes read adjacent 16-byte vectors (kLanes of them, 128 bytes at most:
+// one shared-memory wavefront, lanes on the same vector share it), the next
+// group 4 * kLanes floats further. `smem_row` points at the lane's first
+// vector.
+template <int kCount, int kLanes>
+__device__ __forceinline__ void ReadFragment(const float* smem_row, float (&frag)[kCount]) {
 #pragma unroll
   for (int g = 0; g < kCount / 4; ++g) {
-    const F4 v = *reinterpret_cast<const F4*>(smem_row + g * 4 * kThreadsAlong + lane_along * 4);
+    const F4 v = *reinterpret_cast<const F4*>(smem_row + g * 4 * kLanes);
 #pragma unroll
     for (int i = 0; i < 4; ++i) frag[g * 4 + i] = v.v[i];
   }
 }
 
+// Row kk of the staged A^T and B tiles -> this lane's TM + TN fragment
+// values (see ReadFragment).
+__device__ __forceinline__ void ReadFragments(const float* a_row, const float* b_row,
+                                              float (&af)[GemmTile::kTM],
+                                              float (&bf)[GemmTile::kTN]) {
+  ReadFragment<GemmTile::kTM, GemmTile::kLanesM>(a_row, af);
+  ReadFragment<GemmTile::kTN, GemmTile::kLanesN>(b_row, bf);
+}
+
 template <bool kVector>
-__global__ void __launch_bounds__(GemmTile::kThreads)
+__global__ void __launch_bounds__(GemmTile::kThreads, GemmTile::kMinBlocksPerSm)
     GemmKernel(float* __restrict__ c, const float* __restrict__ a, const float* __restrict__ b,
                const float* __restrict__ bias, int m, int n, int k, int64_t lda, int64_t ldb,
                int64_t tiles_m, int64_t tiles_n) {
@@ -118,53 +184,69 @@ __global__ void __launch_bounds__(GemmTile::kThreads)
   const TileIndex tile = TileOfBlock(blockIdx.x, tiles_m, tiles_n);
   const int64_t row0 = tile.m * G::kBM;
   const int64_t col0 = tile.n * G::kBN;
-  const int tr = threadIdx.x / G::kThreadsN;
-  const int tc = threadIdx.x % G::kThreadsN;
+  // This lane's first row and column within the block tile (gemm_plan.h).
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const int lane_m = warp / G::kWarpsN * G::kWM + lane / G::kLanesN * 4;
+  const int lane_n = warp % G::kWarpsN * G::kWN + lane % G::kLanesN * 4;
 
   WaitForPreviousKernel();
   AllowNextKernelLaunch();
 
   float total[G::kTM][G::kTN] = {};
+  // With GEMM_KCHUNK > 0 the FFMAs go to `partial`, which joins `total`
+  // every kKChunk stages.
   float partial[G::kTM][G::kTN] = {};
+  float af[2][G::kTM];
+  float bf[2][G::kTN];
   float a_next[G::kALoads][4];
   float b_next[G::kBLoads][4];
+  StageLoader<kVector> loader(a, b, row0, col0, m, n, lda, ldb);
   const int stages = (k + G::kBK - 1) / G::kBK;
   if (stages > 0) {
-    LoadTile<kVector, G::kBK>(a, row0, 0, m, k, lda, a_next);
-    LoadTile<kVector, G::kBN>(b, 0, col0, k, n, ldb, b_next);
+    loader.Load(k, a_next, b_next);
     StoreATile(a_tile[0], a_next);
     StoreBTile(b_tile[0], b_next);
+    __syncthreads();
+    ReadFragments(&a_tile[0][0][lane_m], &b_tile[0][0][lane_n], af[0], bf[0]);
   }
-  __syncthreads();
 
-  for (int s = 0; s < stages; ++s) {
+  // One stage: BK outer products of this lane's fragments. One barrier per
+  // stage. Fragments are read one kk ahead of the FFMAs that use them; at
+  // the stage's last kk the next stage (loaded from global memory while this
+  // one was multiplied) goes to the other buffer, whose last reader was
+  // before the previous barrier, then the barrier, then the next stage's
+  // first fragments, whose latency hides behind the last kk's FFMAs. The
+  // last stage (kMore false) loads and stores nothing.
+  auto multiply_stage = [&](int s, auto more) {
+    constexpr bool kMore = decltype(more)::value;
     const int buf = s & 1;
-    const bool more = s + 1 < stages;
-    if (more) {  // in flight while this stage is multiplied
-      const int64_t k0 = static_cast<int64_t>(s + 1) * G::kBK;
-      LoadTile<kVector, G::kBK>(a, row0, k0, m, k, lda, a_next);
-      LoadTile<kVector, G::kBN>(b, k0, col0, k, n, ldb, b_next);
+    if constexpr (kMore) {
+      loader.Advance();
+      loader.Load(k - (s + 1) * G::kBK, a_next, b_next);
     }
 #pragma unroll
     for (int kk = 0; kk < G::kBK; ++kk) {
-      float af[G::kTM];
-      float bf[G::kTN];
-      ReadFragment<G::kTM, G::kThreadsM>(a_tile[buf][kk], tr, af);
-      ReadFragment<G::kTN, G::kThreadsN>(b_tile[buf][kk], tc, bf);
+      if (kk + 1 < G::kBK) {
+        ReadFragments(&a_tile[buf][kk + 1][lane_m], &b_tile[buf][kk + 1][lane_n],
+                      af[(kk + 1) % 2], bf[(kk + 1) % 2]);
+      } else if constexpr (kMore) {
+        StoreATile(a_tile[buf ^ 1], a_next);
+        StoreBTile(b_tile[buf ^ 1], b_next);
+        __syncthreads();
+        ReadFragments(&a_tile[buf ^ 1][0][lane_m], &b_tile[buf ^ 1][0][lane_n], af[0], bf[0]);
+      }
 #pragma unroll
       for (int i = 0; i < G::kTM; ++i) {
 #pragma unroll
         for (int j = 0; j < G::kTN; ++j) {
-          if constexpr (G::kKChunk == 0) {
-            total[i][j] = fmaf(af[i], bf[j], total[i][j]);
-          } else {
-            partial[i][j] = fmaf(af[i], bf[j], partial[i][j]);
-          }
+          float& sum = G::kKChunk > 0 ? partial[i][j] : total[i][j];
+          sum = fmaf(af[kk % 2][i], bf[kk % 2][j], sum);
         }
       }
     }
     if constexpr (G::kKChunk > 0) {
-      if ((s + 1) % G::kKChunk == 0) {
+      if ((s + 1) % (G::kKChunk > 0 ? G::kKChunk : 1) == 0 || !kMore) {
 #pragma unroll
         for (int i = 0; i < G::kTM; ++i) {
 #pragma unroll
@@ -175,34 +257,30 @@ __global__ void __launch_bounds__(GemmTile::kThreads)
         }
       }
     }
-    if (more) {  // the other buffer was last read before the previous barrier
-      StoreATile(a_tile[buf ^ 1], a_next);
-      StoreBTile(b_tile[buf ^ 1], b_next);
-    }
-    __syncthreads();
-  }
+  };
+  for (int s = 0; s + 1 < stages; ++s) multiply_stage(s, std::true_type{});
+  if (stages > 0) multiply_stage(stages - 1, std::false_type{});
 
+  // Column j of this lane: group j / 4 of its 4-column groups.
+  constexpr int kGroupStrideM = 4 * G::kLanesM;
+  constexpr int kGroupStrideN = 4 * G::kLanesN;
   float bias_at[G::kTN];
 #pragma unroll
   for (int j = 0; j < G::kTN; ++j) {
-    const int64_t col = col0 + j / 4 * 4 * G::kThreadsN + tc * 4 + j % 4;
+    const int64_t col = col0 + lane_n + j / 4 * kGroupStrideN + j % 4;
     bias_at[j] = bias != nullptr && col < n ? bias[col] : 0.f;
   }
 #pragma unroll
   for (int i = 0; i < G::kTM; ++i) {
-    const int64_t row = row0 + i / 4 * 4 * G::kThreadsM + tr * 4 + i % 4;
+    const int64_t row = row0 + lane_m + i / 4 * kGroupStrideM + i % 4;
     if (row >= m) continue;
     float* c_row = c + row * n;
 #pragma unroll
     for (int g = 0; g < G::kTN / 4; ++g) {
-      const int64_t col = col0 + g * 4 * G::kThreadsN + tc * 4;
+      const int64_t col = col0 + lane_n + g * kGroupStrideN;
       float out[4];
 #pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const float sum =
-            G::kKChunk == 0 ? total[i][g * 4 + j] : total[i][g * 4 + j] + partial[i][g * 4 + j];
-        out[j] = sum + bias_at[g * 4 + j];
-      }
+      for (int j = 0; j < 4; ++j) out[j] = total[i][g * 4 + j] + bias_at[g * 4 + j];
       if constexpr (kVector) {
         if (col < n) {  // n % 4 == 0: the vector is wholly inside
           F4 v;
@@ -223,6 +301,23 @@ __global__ void __launch_bounds__(GemmTile::kThreads)
 }  // namespace
 
 namespace {{python_name}}_cuda {
+namespace {
+
+// The few-rows kernel for m rows: FewRowsKernel<FewRowsClass(m), kVector>.
+template <bool kVector, typename Launch>
+cudaError_t LaunchFewRows(int64_t m, Launch launch) {
+  using few_rows::FewRowsKernel;
+  switch (FewRowsClass(m)) {
+    case 1: return launch(FewRowsKernel<1, kVector>);
+    case 2: return launch(FewRowsKernel<2, kVector>);
+    case 4: return launch(FewRowsKernel<4, kVector>);
+    case 8: return launch(FewRowsKernel<8, kVector>);
+    case 16: return launch(FewRowsKernel<16, kVector>);
+    default: return cudaErrorInvalidValue;  // PlanGemm sends m <= 16 only
+  }
+}
+
+}  // namespace
 
 cudaError_t LaunchGemm(float* c, const float* a, const float* b, const float* bias, int64_t m,
                        int64_t n, int64_t k, int64_t lda, int64_t ldb, cudaStream_t stream) {
@@ -232,11 +327,18 @@ cudaError_t LaunchGemm(float* c, const float* a, const float* b, const float* bi
   GemmPlan plan;
   if (!PlanGemm(shape, &plan)) return cudaErrorInvalidValue;
   const dim3 grid(static_cast<unsigned>(plan.blocks));
-  const dim3 block(GemmTile::kThreads);
+  if (plan.path == GemmPath::kFewRows) {
+    auto launch = [&](auto kernel) {
+      return kernels_common::LaunchOverlapped(kernel, grid, dim3(FewRows::kThreads), stream, c, a,
+                                              b, bias, static_cast<int>(m), static_cast<int>(n),
+                                              static_cast<int>(k), lda, ldb);
+    };
+    return plan.vector_access ? LaunchFewRows<true>(m, launch) : LaunchFewRows<false>(m, launch);
+  }
   auto launch = [&](auto kernel) {
     return kernels_common::LaunchOverlapped(
-        kernel, grid, block, stream, c, a, b, bias, static_cast<int>(m), static_cast<int>(n),
-        static_cast<int>(k), lda, ldb, plan.tiles_m, plan.tiles_n);
+        kernel, grid, dim3(GemmTile::kThreads), stream, c, a, b, bias, static_cast<int>(m),
+        static_cast<int>(n), static_cast<int>(k), lda, ldb, plan.tiles_m, plan.tiles_n);
   };
   return plan.vector_access ? launch(GemmKernel<true>) : launch(GemmKernel<false>);
 }

@@ -1,24 +1,26 @@
 // The fp32 GEMM's tile shape and launch plan, in plain C++ so the binding
 // and the host tests (tests/gemm_plan_test.cpp) read the same numbers the
-// kernel compiles with.
+// kernels compile with.
 //
 // Tile shape: compile-time macros, so `kbuild tune` can vary them
 // (-DGEMM_BM=64 ...); the static_asserts below are the constraints of the
-// space (README.md, "Tuning"). A block of (BM / TM) x (BN / TN) threads
-// computes a BM x BN tile of C, walking K in steps of BK; each thread holds
-// a TM x TN tile of C in registers, as TM / 4 x TN / 4 groups of 4 x 4
-// spread over the block tile, so a warp's shared-memory reads and global
-// stores are runs of contiguous 16-byte vectors.
+// space (README.md, "Tuning"). A block computes a BM x BN tile of C, walking
+// K in steps of BK; its warps each own a WM x WN part of the tile, and each
+// lane a TM x TN piece of that in registers, as TM / 4 x TN / 4 groups of
+// 4 x 4 spread over the warp tile (the group of lane l starts at l's index
+// times 4 along each side, the next group WM / (TM / 4) rows or
+// WN / (TN / 4) columns further), so a warp's fragment reads are runs of
+// adjacent 16-byte vectors, one shared-memory wavefront each, and its stores
+// of C whole 128-byte rows. WM and WN default to 4 TM and 8 TN: a warp is 4 x
+// 8 lanes.
 //
-// Accumulation: each thread sums the products of GEMM_KCHUNK K-tiles
-// (GEMM_KCHUNK * BK terms) in a fresh register per output, then adds that
-// partial sum to the output's running total. The rounding error of one
-// output then grows as (L + K / L) * eps * sum|a||b| in the worst case,
-// L = GEMM_KCHUNK * BK, instead of K * eps for one FMA chain over K
-// (and as sqrt(L) + sqrt(K / L) instead of sqrt(K) on average). The partial
-// costs TM x TN registers (201 instead of about 128 per thread at the
-// defaults: one block per SM instead of two); GEMM_KCHUNK=0 drops it and
-// accumulates one FMA chain per output over K.
+// Accumulation: with GEMM_KCHUNK = 0 (the default) each output is one FMA
+// chain over K; its rounding error grows as K (tests/gemm_cases.h: the tests'
+// tolerance is built for one chain). GEMM_KCHUNK > 0 sums the products of
+// that many K-tiles (L = GEMM_KCHUNK * BK terms) in a fresh register, then
+// adds it to the total: error (L + K / L) instead of K in the worst case, at
+// TM x TN more registers (about 200 instead of 128 at 8 x 8: one block per SM
+// instead of two, and about half the speed).
 #pragma once
 
 #include <cstdint>
@@ -38,8 +40,14 @@
 #ifndef GEMM_TN
 #define GEMM_TN 8  // columns of C per thread
 #endif
+#ifndef GEMM_WM
+#define GEMM_WM (4 * GEMM_TM)  // rows of C per warp (4 lanes along M)
+#endif
+#ifndef GEMM_WN
+#define GEMM_WN (8 * GEMM_TN)  // columns of C per warp (8 lanes along N)
+#endif
 #ifndef GEMM_KCHUNK
-#define GEMM_KCHUNK 8  // K-tiles summed in a partial before it joins the total; 0: one chain
+#define GEMM_KCHUNK 0  // K-tiles summed in a partial before it joins the total; 0: one chain
 #endif
 #ifndef GEMM_GROUP_M
 #define GEMM_GROUP_M 8  // tile rows per raster group (L2 reuse of B)
@@ -59,29 +67,46 @@ struct GemmTile {
   static constexpr int kBK = GEMM_BK;
   static constexpr int kTM = GEMM_TM;
   static constexpr int kTN = GEMM_TN;
+  static constexpr int kWM = GEMM_WM;
+  static constexpr int kWN = GEMM_WN;
   static constexpr int kKChunk = GEMM_KCHUNK;
   static constexpr int kGroupM = GEMM_GROUP_M;
-  static constexpr int kThreadsM = kBM / kTM;  // threads along a column of C
-  static constexpr int kThreadsN = kBN / kTN;  // threads along a row of C
-  static constexpr int kThreads = kThreadsM * kThreadsN;
+  static constexpr int kLanesM = kWM / kTM;  // lanes of a warp along a column of C
+  static constexpr int kLanesN = kWN / kTN;  // lanes of a warp along a row of C
+  static constexpr int kWarpsM = kBM / kWM;
+  static constexpr int kWarpsN = kBN / kWN;
+  static constexpr int kThreads = kWarpsM * kWarpsN * 32;  // = BM * BN / (TM * TN)
   // 4-element vectors of the A tile (BM x BK) and the B tile (BK x BN) each
   // thread loads per stage.
   static constexpr int kALoads = kBM * kBK / (4 * kThreads);
   static constexpr int kBLoads = kBK * kBN / (4 * kThreads);
   // A is stored transposed, [BK][BM + 4]: the 4 floats of padding put the
-  // transposing stores of a warp on distinct banks and keep each row 16-byte
-  // aligned for the vector reads.
+  // transposing stores of a warp on distinct banks (BK = 8; two ways at
+  // BK = 16) and keep each row 16-byte aligned for the vector reads.
   static constexpr int kAStride = kBM + 4;
+  // Registers a thread needs, roughly: the accumulators (twice with a
+  // partial), two sets of fragments, the next stage's loads, ~16 for
+  // addresses and indices. When that is at most 128, __launch_bounds__ asks
+  // for as many blocks per SM as 64 K registers hold at 128 per thread (two
+  // at 256 threads: the defaults need 64 + 32 + 8 + 16 = 120), and ptxas
+  // holds to 128; otherwise one block and up to 255.
+  static constexpr int kRegisters =
+      kTM * kTN * (kKChunk > 0 ? 2 : 1) + 2 * (kTM + kTN) + 4 * (kALoads + kBLoads) + 16;
+  static constexpr int kMinBlocksPerSm =
+      kRegisters <= 128 && kThreads * 128 <= 32768 ? 65536 / (kThreads * 128) : 1;
 };
 
 static_assert(GemmTile::kTM % 4 == 0 && GemmTile::kTN % 4 == 0,
               "GEMM_TM and GEMM_TN must be multiples of 4 (16-byte fragments)");
-static_assert(GemmTile::kBM % GemmTile::kTM == 0 && GemmTile::kBN % GemmTile::kTN == 0,
-              "GEMM_BM must be a multiple of GEMM_TM, GEMM_BN of GEMM_TN");
+static_assert(GemmTile::kWM % GemmTile::kTM == 0 && GemmTile::kWN % GemmTile::kTN == 0,
+              "GEMM_WM must be a multiple of GEMM_TM, GEMM_WN of GEMM_TN");
+static_assert(GemmTile::kLanesM * GemmTile::kLanesN == 32,
+              "(GEMM_WM / GEMM_TM) * (GEMM_WN / GEMM_TN) must be 32: one warp per warp tile");
+static_assert(GemmTile::kBM % GemmTile::kWM == 0 && GemmTile::kBN % GemmTile::kWN == 0,
+              "GEMM_BM must be a multiple of GEMM_WM, GEMM_BN of GEMM_WN");
 static_assert(GemmTile::kBK % 4 == 0, "GEMM_BK must be a multiple of 4 (16-byte loads of A)");
-static_assert(GemmTile::kThreads >= 32 && GemmTile::kThreads <= 1024 &&
-                  GemmTile::kThreads % 32 == 0,
-              "GEMM_BM * GEMM_BN / (GEMM_TM * GEMM_TN) must be a multiple of 32 in 32..1024");
+static_assert(GemmTile::kThreads <= 1024,
+              "GEMM_BM * GEMM_BN / (GEMM_TM * GEMM_TN) must be at most 1024 threads");
 static_assert(GemmTile::kBM * GemmTile::kBK % (4 * GemmTile::kThreads) == 0 &&
                   GemmTile::kALoads >= 1,
               "GEMM_BM * GEMM_BK must be a positive multiple of 4 x threads (whole vectors of A "
@@ -95,6 +120,33 @@ static_assert(GemmTile::kGroupM >= 1, "GEMM_GROUP_M must be at least 1");
 static_assert(2 * GemmTile::kBK * (GemmTile::kAStride + GemmTile::kBN) * 4 <= 48 * 1024,
               "two stages of A and B must fit 48 KB of static shared memory");
 
+// The few-rows path (M <= kMaxRows, decode-like): a GEMV over N. A block
+// owns kCols columns of C, each lane 4 adjacent ones (a 16-byte vector of
+// every B row it reads), 8 lanes side by side, so a warp reads 4 B rows as
+// four 128-byte runs; the block's kKGroups groups of lanes split K, each
+// walking 4 consecutive rows at a time, kKStep rows apart, and the block
+// sums the groups in shared memory. B is read once from DRAM, A (M x K) once
+// per block through L1 / L2.
+struct FewRows {
+  static constexpr int kMaxRows = 16;
+  static constexpr int kThreads = 512;
+  static constexpr int kLanesN = 8;              // lanes along a row of C
+  static constexpr int kCols = 4 * kLanesN;      // 32 columns of C per block
+  static constexpr int kKGroups = kThreads / kLanesN;  // 64
+  static constexpr int kKStep = 4 * kKGroups;    // 256 rows of B per step of a block
+  static constexpr int kWarps = kThreads / 32;
+};
+static_assert(FewRows::kThreads >= FewRows::kMaxRows * FewRows::kCols,
+              "the few-rows block sums its outputs one per thread");
+
+// The row count the few-rows kernel is compiled for: the smallest power of
+// two at least m (1, 2, 4, 8, 16), so a thread holds 4 x that many sums.
+inline int FewRowsClass(int64_t m) {
+  int rows = 1;
+  while (rows < m) rows *= 2;
+  return rows;
+}
+
 // C = A[M, K] @ B[K, N]: sizes, leading dimensions (elements between rows)
 // and the addresses that decide the vector path.
 struct GemmShape {
@@ -103,14 +155,20 @@ struct GemmShape {
   std::uintptr_t a = 0, b = 0;
 };
 
+enum class GemmPath {
+  kTiles,    // BM x BN tiles of C, one block each
+  kFewRows,  // M <= FewRows::kMaxRows: a GEMV over N, kCols columns per block
+};
+
 struct GemmPlan {
+  GemmPath path = GemmPath::kTiles;
   // 16-byte loads of A and B and stores of C: A and B 16-byte aligned, K, N,
   // lda and ldb multiples of 4. Then every 4-element vector of a tile is
   // wholly inside the matrix or wholly outside, and an edge tile reads
   // whole vectors or zeros. Otherwise every access is a checked scalar one.
   bool vector_access = false;
-  int64_t tiles_m = 0, tiles_n = 0;
-  int64_t blocks = 0;  // tiles_m * tiles_n, one-dimensional grid
+  int64_t tiles_m = 0, tiles_n = 0;  // kTiles: tiles of C; kFewRows: 1 and column blocks
+  int64_t blocks = 0;                 // tiles_m * tiles_n, one-dimensional grid
 };
 
 // The largest one-dimensional grid (gridDim.x).
@@ -126,8 +184,14 @@ inline bool PlanGemm(const GemmShape& s, GemmPlan* plan) {
     return false;
   }
   GemmPlan p;
-  p.tiles_m = (s.m + GemmTile::kBM - 1) / GemmTile::kBM;
-  p.tiles_n = (s.n + GemmTile::kBN - 1) / GemmTile::kBN;
+  if (s.m <= FewRows::kMaxRows) {
+    p.path = GemmPath::kFewRows;
+    p.tiles_m = 1;
+    p.tiles_n = (s.n + FewRows::kCols - 1) / FewRows::kCols;
+  } else {
+    p.tiles_m = (s.m + GemmTile::kBM - 1) / GemmTile::kBM;
+    p.tiles_n = (s.n + GemmTile::kBN - 1) / GemmTile::kBN;
+  }
   if (p.tiles_m > kMaxGridBlocks / p.tiles_n) return false;
   p.blocks = p.tiles_m * p.tiles_n;
   p.vector_access = s.a % 16 == 0 && s.b % 16 == 0 && s.k % 4 == 0 && s.n % 4 == 0 &&
