@@ -3,17 +3,18 @@
 //
 // Tolerance: atol = kTolFactor * K * 2^-24 * magnitude^2 and rtol =
 // kTolFactor * K * 2^-24, checked as |got - want| <= atol + rtol * |want|.
-// A K-term fp32 dot product carries a rounding error of about
-// sqrt(K) * 2^-24 * sum|a||b| on average and at most K * 2^-24 * sum|a||b|
-// (one FMA chain; the kernel's per-chunk partials lower both, gemm_plan.h).
-// With randn inputs the output is ~sqrt(K) * magnitude^2 while sum|a||b| is
-// ~0.64 * K * magnitude^2, so an allclose bound linear in K covers the
-// average case about kTolFactor / 0.64 times over at |want| ~ 0, more where
-// |want| is larger; atol scales with magnitude^2 (the size of one product),
-// so tiny and large inputs are judged alike. Dropping one product (error
-// ~|a||b| ~ 0.6 magnitude^2 in every output) or one K-tile of 8 exceeds it
-// for K up to well past 8192: GemmTolerance.CatchesADroppedTermOrTile checks
-// exactly that.
+// It is built for the worst accumulation the kernels use, one FMA chain over
+// K (the tiled kernel's default, GEMM_KCHUNK = 0; partials and the few-rows
+// kernel's K split only shorten the chains). With randn inputs the running
+// sum after i terms is ~sqrt(i) * magnitude^2 and each FMA rounds it by up to
+// 2^-24 of that, uniformly and independently, so the chain's error has a
+// standard deviation of 2^-24 * magnitude^2 * sqrt(sum_i i / 3) ~ 0.41 * K *
+// 2^-24 * magnitude^2: the bound is ~20 standard deviations at |want| ~ 0,
+// more where |want| is larger, and holds over millions of outputs. atol
+// scales with magnitude^2 (the size of one product), so tiny and large inputs
+// are judged alike. Dropping one product (error ~|a||b| ~ 0.6 magnitude^2 in
+// every output) or one K-tile of 8 exceeds it for K up to well past 8192:
+// GemmTolerance.CatchesADroppedTermOrTile checks exactly that.
 #pragma once
 
 #include <ATen/ATen.h>

@@ -1,8 +1,9 @@
 // The GEMM's launch plan (gemm_plan.h) on the host: every tile of C gets
-// exactly one block under the grouped raster order, the 16-byte path is
-// taken only when every vector of every tile is aligned and wholly inside
-// or outside the matrix, and shapes past the grid are refused. A tile with
-// no block leaves output unwritten on the GPU; two blocks on one tile race.
+// exactly one block under the grouped raster order, up to 16 rows take the
+// few-rows path with one block per 32 columns, the 16-byte path is taken
+// only when every vector of every tile is aligned and wholly inside or
+// outside the matrix, and shapes past the grid are refused. A tile with no
+// block leaves output unwritten on the GPU; two blocks on one tile race.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,6 +13,9 @@
 
 namespace {
 
+using {{python_name}}_cuda::FewRows;
+using {{python_name}}_cuda::FewRowsClass;
+using {{python_name}}_cuda::GemmPath;
 using {{python_name}}_cuda::GemmPlan;
 using {{python_name}}_cuda::GemmShape;
 using {{python_name}}_cuda::GemmTile;
@@ -55,12 +59,38 @@ TEST(GemmPlan, BlocksInFlightShareARasterGroup) {
 
 TEST(GemmPlan, TilesCoverTheMatrix) {
   GemmPlan p;
-  ASSERT_TRUE(PlanGemm(Shape(1, 1, 1), &p));
-  EXPECT_EQ(p.blocks, 1);
   ASSERT_TRUE(PlanGemm(Shape(GemmTile::kBM + 1, 2 * GemmTile::kBN, 0), &p));
+  EXPECT_EQ(p.path, GemmPath::kTiles);
   EXPECT_EQ(p.tiles_m, 2);
   EXPECT_EQ(p.tiles_n, 2);
   EXPECT_EQ(p.blocks, 4);
+}
+
+TEST(GemmPlan, FewRowsTakeOneBlockPerColumnSlab) {
+  GemmPlan p;
+  for (int64_t m : {int64_t{1}, int64_t{2}, int64_t{7}, int64_t{FewRows::kMaxRows}}) {
+    for (int64_t n : {int64_t{1}, int64_t{FewRows::kCols}, int64_t{FewRows::kCols + 1},
+                      int64_t{4096}, (int64_t{1} << 31) - 1}) {
+      ASSERT_TRUE(PlanGemm(Shape(m, n, 4096), &p));
+      EXPECT_EQ(p.path, GemmPath::kFewRows) << m << "x" << n;
+      EXPECT_EQ(p.blocks, (n + FewRows::kCols - 1) / FewRows::kCols) << m << "x" << n;
+    }
+  }
+  ASSERT_TRUE(PlanGemm(Shape(FewRows::kMaxRows + 1, 4096, 4096), &p));
+  EXPECT_EQ(p.path, GemmPath::kTiles);
+}
+
+TEST(GemmPlan, FewRowsKernelCoversM) {
+  // The kernel for m rows holds FewRowsClass(m) >= m rows of sums, one of
+  // the compiled powers of two.
+  for (int64_t m = 1; m <= FewRows::kMaxRows; ++m) {
+    const int rows = FewRowsClass(m);
+    EXPECT_GE(rows, m);
+    EXPECT_LT(rows, 2 * m);
+    EXPECT_TRUE(rows == 1 || rows == 2 || rows == 4 || rows == 8 || rows == 16) << m;
+  }
+  // One thread per output sums the groups: a block has enough of them.
+  EXPECT_GE(FewRows::kThreads, FewRows::kMaxRows * FewRows::kCols);
 }
 
 TEST(GemmPlan, VectorPathOnlyWhenEveryVectorIsAlignedAndWhole) {

@@ -1,12 +1,14 @@
 // gemm through the dispatcher against at::mm in float64 (A, B upcast), with a
 // tolerance that grows with K (gemm_cases.h). Shapes [M, N, K] from 1x1x1 and
 // primes (scalar path) to 4096x1024x8192 (16-byte path), edge tiles on both
-// paths, K = 0; with and without bias; inputs one element off alignment and
-// rows of a wider matrix (scalar or vector path by the row stride), a
-// broadcast row; tiny and large magnitudes, more than 65,535 tile rows or
-// columns of blocks, more than 2^31 outputs; refused: transposed views,
-// strided columns, bf16 and fp16. And, on the host, that the tolerance
-// rejects a result missing one product or one K-tile.
+// paths, K = 0; the few-rows path (M <= 16) at M = 1, 2, 7, 9, 16 and the
+// tiled one from M = 17, N and K odd and even; with and without bias; inputs
+// one element off alignment and rows of a wider matrix (scalar or vector
+// path by the row stride), a broadcast row; tiny and large magnitudes, more
+// than 65,535 tile rows or columns of blocks, more than 2^31 outputs or B
+// elements; refused: transposed views, strided columns, bf16 and fp16. And,
+// on the host, that the tolerance rejects a result missing one product or
+// one K-tile.
 #include <ATen/ATen.h>
 
 #include <string>
@@ -23,11 +25,16 @@ using kb::harness::MakeCases;
 using kb::harness::OpSpec;
 
 // [M, N, K]. 16-byte path: K, N multiples of 4 (128x128x128 one whole tile;
-// 129x132x36 edge tiles on every side; 1x4096x4096 one row). Scalar path: the
-// odd ones.
+// 129x132x36 edge tiles on every side). Scalar path: the odd ones. Few rows
+// (M <= 16, one kernel per power of two of M): 1x4096x4096 one row, 2x130x64
+// a partial block of 32 columns, 16x333x1001 and 7x300x515 K past one step
+// of 256 rows with a tail; 17 rows: the tiled path's smallest M.
 std::vector<std::vector<int64_t>> Shapes() {
-  return {{1, 1, 1},       {7, 13, 5},     {127, 129, 131}, {128, 128, 128},    {129, 132, 36},
-          {1, 4096, 4096}, {257, 3, 1000}, {3, 257, 9},     {1000, 1000, 1000}, {4096, 1024, 8192}};
+  return {{1, 1, 1},        {7, 13, 5},        {127, 129, 131}, {128, 128, 128},
+          {129, 132, 36},   {257, 3, 1000},    {3, 257, 9},     {1000, 1000, 1000},
+          {4096, 1024, 8192}, {1, 4096, 4096}, {1, 5, 3},       {2, 130, 64},
+          {2, 129, 67},     {7, 300, 515},     {16, 1024, 1024}, {16, 333, 1001},
+          {17, 64, 96},     {17, 999, 1001}};
 }
 
 // bias: "none" or "fp32" ([N], float32).
@@ -39,8 +46,9 @@ OpSpec GemmSpec(const std::string& bias) {
   // K = 0: C is the bias (or zeros), written without a multiply.
   for (auto& c : WithGemmTolerance(MakeCases({{5, 7, 0}}, {at::kFloat}))) spec.cases.push_back(c);
   // One element past an aligned address: checked scalar loads on every shape.
-  for (auto& c : WithGemmTolerance(MakeCases({{7, 13, 5}, {127, 129, 131}, {1000, 1000, 1000}},
-                                             {at::kFloat}, {.offset_view = true}))) {
+  for (auto& c : WithGemmTolerance(MakeCases(
+           {{7, 13, 5}, {16, 257, 96}, {127, 129, 131}, {1000, 1000, 1000}}, {at::kFloat},
+           {.offset_view = true}))) {
     spec.cases.push_back(c);
   }
   spec.make_args = [bias](ArgFactory& f) {
@@ -62,7 +70,8 @@ OpSpec GemmSpec(const std::string& bias) {
 OpSpec StridedRowsSpec(int64_t pad) {
   OpSpec spec = GemmSpec("fp32");
   spec.test = "gemm rows " + std::to_string(pad) + " elements apart beyond the matrix";
-  spec.cases = WithGemmTolerance(MakeCases({{256, 256, 256}, {67, 131, 36}}, {at::kFloat}));
+  spec.cases = WithGemmTolerance(
+      MakeCases({{256, 256, 256}, {67, 131, 36}, {16, 256, 256}, {5, 131, 36}}, {at::kFloat}));
   spec.make_args = [pad](ArgFactory& f) {
     const auto& s = f.test_case().shape;
     const at::Tensor a = f.Input({s[0], s[2] + pad}).narrow(1, 0, s[2]);
@@ -75,7 +84,8 @@ OpSpec StridedRowsSpec(int64_t pad) {
 OpSpec BroadcastRowSpec() {
   OpSpec spec = GemmSpec("none");
   spec.test = "gemm a broadcast row (row stride 0)";
-  spec.cases = WithGemmTolerance(MakeCases({{300, 256, 512}, {33, 7, 5}}, {at::kFloat}));
+  spec.cases =
+      WithGemmTolerance(MakeCases({{300, 256, 512}, {33, 7, 5}, {9, 100, 300}}, {at::kFloat}));
   spec.make_args = [](ArgFactory& f) {
     const auto& s = f.test_case().shape;
     const at::Tensor a = f.Input({1, s[2]}).expand({s[0], s[2]});
@@ -88,8 +98,10 @@ OpSpec BroadcastRowSpec() {
 // (1e3: products 1e6) inputs; the tolerance's atol follows magnitude^2.
 // fp32 near its max is outside a GEMM's contract (every product overflows).
 // More than 65,535 tile rows' worth of rows and columns (a one-dimensional
-// grid: no gridDim.y limit to hit), and more than 2^31 outputs (64-bit
-// offsets; ~25 GB of GPU memory with the float64 reference).
+// grid: no gridDim.y limit to hit; 9 x 70001 on the few-rows path), more
+// than 2^31 outputs (64-bit offsets; ~25 GB of GPU memory with the float64
+// reference), and a B of more than 2^31 elements under two rows (the
+// few-rows path's 64-bit offsets, 2^23 blocks; ~35 GB).
 OpSpec InputClassesSpec() {
   OpSpec spec = GemmSpec("fp32");
   spec.test = "gemm input classes";
@@ -103,7 +115,8 @@ OpSpec InputClassesSpec() {
   for (auto& c : WithGemmTolerance(MakeCases({{70001, 9, 17}, {9, 70001, 17}}, {at::kFloat}))) {
     spec.cases.push_back(c);
   }
-  for (auto& c : WithGemmTolerance(MakeCases({{(int64_t{1} << 21) + 1, 1024, 1}}, {at::kFloat}))) {
+  for (auto& c : WithGemmTolerance(MakeCases(
+           {{(int64_t{1} << 21) + 1, 1024, 1}, {2, (int64_t{1} << 28) + 3, 9}}, {at::kFloat}))) {
     spec.cases.push_back(c);
   }
   return spec;
