@@ -116,7 +116,7 @@ OpSpec PositionsSpec(bool per_batch, double theta, bool interleaved, bool heads_
     at::Tensor q = MakeHeads(f, r, r.hq, heads_first);
     at::Tensor k = MakeHeads(f, r, r.hk, heads_first);
     const auto longs = q.options().dtype(at::kLong);
-    const at::Tensor positions = per_batch ? at::randint(0, int64_t{1} << 17, {r.b, r.s}, longs)
+    const at::Tensor positions = per_batch ? f.Indices({r.b, r.s}, 0, int64_t{1} << 17)
                                            : at::arange(r.s, longs) + 4093;
     return Args{q, k, positions, theta, interleaved, std::string(LayoutName(heads_first))};
   };

@@ -97,9 +97,29 @@ at::Tensor ArgFactory::InPlace(at::IntArrayRef shape, std::optional<at::ScalarTy
   return Make(shape, dtype, Role::kInPlace);
 }
 
-at::Tensor ArgFactory::Make(at::IntArrayRef shape_ref, std::optional<at::ScalarType> dtype_opt,
+at::Tensor ArgFactory::Indices(at::IntArrayRef shape, std::int64_t low, std::int64_t high,
+                               at::ScalarType dtype) {
+  TORCH_CHECK(low < high, "ArgFactory::Indices: the range [", low, ", ", high, ") is empty");
+  TORCH_CHECK(at::isIntegralType(dtype, /*includeBool=*/false),
+              "ArgFactory::Indices makes integers; ", dtype, " is not an integer dtype");
+  at::Tensor view = MakeView(shape, dtype, Role::kParam);
+  view.copy_(at::randint(low, high, view.sizes(), generator_,
+                         at::TensorOptions().dtype(at::kLong).device(generator_.device())));
+  return view;
+}
+
+at::Tensor ArgFactory::Make(at::IntArrayRef shape, std::optional<at::ScalarType> dtype_opt,
                             Role role) {
-  const at::ScalarType dtype = dtype_opt.value_or(case_.dtype);
+  at::Tensor view = MakeView(shape, dtype_opt.value_or(case_.dtype), role);
+  if (role == Role::kOutput) {
+    FillPattern(view, PoisonFor(ToDType(view.scalar_type()), view.element_size()));
+  } else {
+    FillRandom(view, role == Role::kParam ? 1.0 : case_.magnitude, generator_);
+  }
+  return view;
+}
+
+at::Tensor ArgFactory::MakeView(at::IntArrayRef shape_ref, at::ScalarType dtype, Role role) {
   const std::vector<std::int64_t> shape = shape_ref.vec();
   const bool follows_case = role != Role::kParam;
   const bool strided =
@@ -120,12 +140,6 @@ at::Tensor ArgFactory::Make(at::IntArrayRef shape_ref, std::optional<at::ScalarT
       at::empty({offset + wide_numel + guard}, at::TensorOptions().dtype(dtype).device(device_));
   FillPattern(base, GuardFor(ToDType(dtype), base.element_size()));
   at::Tensor view = base.as_strided(shape, strides, offset);
-
-  if (role == Role::kOutput) {
-    FillPattern(view, PoisonFor(ToDType(dtype), view.element_size()));
-  } else {
-    FillRandom(view, role == Role::kParam ? 1.0 : case_.magnitude, generator_);
-  }
   made_.push_back({base, view, role});
   return view;
 }

@@ -70,6 +70,25 @@ TEST(ArgFactory, SameSeedSameValuesOtherSeedOtherValues) {
   EXPECT_GT(a.to(at::kFloat).std().item<float>(), 0.5) << "random normal, not constant";
 }
 
+TEST(ArgFactory, IndicesAreSeededIntegersInTheirRangeAndReadOnly) {
+  ArgFactory f(MakeCase(true, true), at::kCPU, 7);
+  at::Tensor targets = f.Indices({4099}, 3, 151936);
+  EXPECT_EQ(targets.scalar_type(), at::kLong);
+  EXPECT_TRUE(targets.is_contiguous()) << "indices ignore the case's layout";
+  EXPECT_EQ(targets.storage_offset() * 8 % 256, 0);
+  EXPECT_GE(targets.min().item<std::int64_t>(), 3);
+  EXPECT_LT(targets.max().item<std::int64_t>(), 151936);
+  EXPECT_GT(std::get<0>(at::_unique(targets)).size(0), 4000) << "drawn, not a constant";
+  EXPECT_EQ(f.Find(targets)->role, Role::kParam);
+  EXPECT_TRUE(at::equal(targets, ArgFactory(MakeCase(false, false), at::kCPU, 7)
+                                     .Indices({4099}, 3, 151936)));
+  EXPECT_FALSE(at::equal(targets, ArgFactory(MakeCase(false, false), at::kCPU, 8)
+                                      .Indices({4099}, 3, 151936)));
+  EXPECT_EQ(f.Indices({2, 3}, 0, 5, at::kInt).scalar_type(), at::kInt);
+  EXPECT_THROW(f.Indices({2}, 5, 5), c10::Error);
+  EXPECT_THROW(f.Indices({2}, 0, 5, at::kFloat), c10::Error);
+}
+
 TEST(ArgFactory, FillPatternWritesTheSameBitsAsTheHostFill) {
   for (at::ScalarType dtype : {at::kBFloat16, at::kHalf, at::kFloat, at::kDouble, at::kChar}) {
     const DType d = ToDType(dtype);

@@ -37,6 +37,12 @@ class ArgFactory {
   at::Tensor Param(at::IntArrayRef shape, std::optional<at::ScalarType> dtype = {});
   at::Tensor Output(at::IntArrayRef shape, std::optional<at::ScalarType> dtype = {});
   at::Tensor InPlace(at::IntArrayRef shape, std::optional<at::ScalarType> dtype = {});
+  // Integers drawn uniformly from [low, high): targets, positions, token ids.
+  // Seeded like every value here (so a seed reproduces them; at::randint on
+  // the global generator would not), read only and checked unchanged like a
+  // Param, plain contiguous, int64 unless `dtype` says otherwise.
+  at::Tensor Indices(at::IntArrayRef shape, std::int64_t low, std::int64_t high,
+                     at::ScalarType dtype = at::kLong);
 
   const Case& test_case() const { return case_; }
   const std::vector<MadeTensor>& made() const { return made_; }
@@ -44,6 +50,8 @@ class ArgFactory {
   const MadeTensor* Find(const at::Tensor& tensor) const;
 
  private:
+  // The view of a fresh guarded buffer (guards poisoned, nothing else filled).
+  at::Tensor MakeView(at::IntArrayRef shape, at::ScalarType dtype, Role role);
   at::Tensor Make(at::IntArrayRef shape, std::optional<at::ScalarType> dtype, Role role);
 
   Case case_;
