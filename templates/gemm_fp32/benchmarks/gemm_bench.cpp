@@ -1,9 +1,10 @@
 // gemm timing against cuBLAS's fp32 SGEMM (at::mm with TF32 off) on square,
-// tall and wide shapes and one decode-like row; benchmarks/peers.py adds
-// torch.compile. FLOPs = 2 * M * N * K (+ M * N with bias), reported as
-// TFLOP/s; the target is the H200's fp32 CUDA-core peak (~67 TFLOP/s,
-// README.md). Bytes = A + B + C (+ bias), each once, so kbuild bench's % of
-// copy shows how far from memory-bound a shape is (1x4096x4096 is).
+// tall and wide shapes and two decode-like ones (1 and 16 rows, the
+// few-rows path); benchmarks/peers.py adds torch.compile. FLOPs = 2 * M * N
+// * K (+ M * N with bias), reported as TFLOP/s; the target is the H200's
+// fp32 CUDA-core peak (~67 TFLOP/s, README.md). Bytes = A + B + C (+ bias),
+// each once, so kbuild bench's % of copy shows how far from memory-bound a
+// shape is (1x4096x4096 and 16x4096x4096 are: 64 MB of B).
 // Measured results (H200): the header of {{python_name}}_cuda/gemm.cu.
 #include <ATen/ATen.h>
 #include <ATen/Context.h>
@@ -19,7 +20,8 @@ using kb::harness::Case;
 // [M, N, K]
 const std::vector<std::vector<int64_t>> kShapes = {{4096, 1024, 8192}, {8192, 8192, 8192},
                                                    {1000, 1000, 1000}, {4096, 4096, 4096},
-                                                   {2048, 8192, 1024}, {1, 4096, 4096}};
+                                                   {2048, 8192, 1024}, {1, 4096, 4096},
+                                                   {16, 4096, 4096}};
 
 double Elements(const Case& c) {
   const double m = c.shape[0], n = c.shape[1], k = c.shape[2];
