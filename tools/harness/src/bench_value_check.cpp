@@ -42,6 +42,10 @@ std::string ValueCheckSpecProblem(const BenchSpec& spec) {
          "compared tensors (benchmark.h)";
 }
 
+Tolerance BenchTolerance(const BenchSpec& spec, const Case& c) {
+  return c.tolerance.value_or(spec.tolerance.value_or(DefaultTolerance(ToDType(c.dtype))));
+}
+
 std::string CheckedAgainst(const BenchSpec& spec) {
   if (spec.reference) return "reference";
   if (spec.baselines.empty()) return "";
@@ -186,7 +190,7 @@ bool RecordValueCheck(const BenchSpec& spec, const OpHandle& op, const Case& c, 
                        *fresh_seed);
     CopyValuesInto(args, spec.make_args(factory));
   }
-  const Tolerance tolerance = CaseTolerance(c);
+  const Tolerance tolerance = BenchTolerance(spec, c);
   ValueCheck check;
   try {
     check = CheckValues(spec, op, args, roles, tolerance,

@@ -20,6 +20,10 @@ namespace kb::harness {
 // "" when the spec says what to check against, else the spec error.
 std::string ValueCheckSpecProblem(const BenchSpec& spec);
 
+// The tolerance a case's value checks use: the case's own, else the spec's,
+// else the default of the case's dtype.
+Tolerance BenchTolerance(const BenchSpec& spec, const Case& c);
+
 // "reference" or "baseline '<name>'".
 std::string CheckedAgainst(const BenchSpec& spec);
 

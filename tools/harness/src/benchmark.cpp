@@ -170,7 +170,7 @@ BenchRecord MeasureCase(const BenchSpec& spec, const Case& c) {
   r.shape = c.shape;
   r.dtype = std::string(DTypeName(ToDType(c.dtype)));
   r.correctness_only = c.correctness_only;
-  r.tolerance = CaseTolerance(c);
+  r.tolerance = BenchTolerance(spec, c);
   r.warmup = WarmupCount(spec);
   r.iterations = IterationCount(spec);
   const bool graph = GraphMode(spec);

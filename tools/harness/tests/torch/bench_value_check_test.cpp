@@ -179,6 +179,17 @@ TEST(BenchValueCheck, FreshValuesInTheSameTensorsCatchACachedResult) {
   EXPECT_GT(record.check_rel_l2_error, 0.1) << "the worse of the two checks is kept";
 }
 
+TEST(BenchValueCheck, TheCasesToleranceWinsThenTheSpecsThenTheDtypeDefault) {
+  BenchSpec spec = RmsNormBench("rms_norm");
+  Case c = OneCase(at::kBFloat16);
+  EXPECT_EQ(BenchTolerance(spec, c).rtol, DefaultTolerance(DType::kBFloat16).rtol);
+  spec.tolerance = Tolerance{1e-4, 2e-4};
+  EXPECT_EQ(BenchTolerance(spec, c).rtol, 2e-4);
+  c.tolerance = Tolerance{3e-3, 5e-3};
+  EXPECT_EQ(BenchTolerance(spec, c).rtol, 5e-3);
+  EXPECT_EQ(BenchTolerance(spec, c).atol, 3e-3);
+}
+
 TEST(BenchValueCheck, PoisonOnDeviceWritesThePattern) {
   at::Tensor t = at::zeros({3, 5}, at::kHalf);
   PoisonOnDevice(t);

@@ -55,6 +55,11 @@ struct BenchSpec {
   // OpSpec::reference, but the float64 copies stay on the GPU. Without it the
   // first baseline is; a spec with neither is an error.
   std::function<std::vector<at::Tensor>(const Args&)> reference;
+  // The value checks' tolerance, as OpSpec::tolerance: a case's own wins,
+  // else this, else the default of the case's dtype (tolerance.h). One
+  // tolerance judges every output: an op whose output dtype differs from the
+  // case's (an fp32 loss from bf16 logits) states the one it meets.
+  std::optional<Tolerance> tolerance;
   int warmup = 10;
   int iterations = 100;
   std::optional<bool> graph;  // default: --graph flag or KBUILD_BENCH_GRAPH=1
