@@ -38,6 +38,10 @@ namespace {
 
 using namespace kernels_common;
 
+// Values per thread whose exps are kept in fp32 registers between the sum
+// and the store (the 2048-element bf16 rows of the block path hold 16).
+constexpr int kKeptExps = 16;
+
 // Rows that fit in registers: every path of the row plan (kGroup lanes or
 // a block per row, kVecs vectors per thread). Scalar rows (V == 1) ask for
 // one block per SM: under ptxas's default register target the fp32 block
@@ -62,19 +66,53 @@ __global__ void __launch_bounds__(kMaxBlockThreads, V == 1 ? 1 : 0)
   LoadHeldVectors<V, kSplit>(x_row, span, s.first, s.step, r);
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, s.first, s.step, edges);
-  const MaxSum mine = MaxSumOf([&](auto&& f) {
+  const auto for_each_value = [&](auto&& f) {
     ForEachHeldValue(r, span, s.first, s.step, f);
     ForEachEdge<V, kEdgeSlots>(span, s.first, s.step,
                                [&](int m, int) { f(edges.v[m]); });
-  });
-  const MaxSum row = RowReduce<kGroup>(mine, MergeMaxSum{}, scratch);
-  const float inv_sum = 1.f / row.sum;
-  KeepPacked(r);  // common/held_row.cuh: registers for two blocks per SM
-  ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
-    *BodyVector<V, kSplit>(y_row, span, idx) =
-        SoftmaxVector(r[k], row.max, inv_sum);
-  });
-  StoreSoftmaxEdges<V>(y_row, edges, row.max, inv_sum, span, s.first, s.step);
+  };
+  if constexpr (kVecs * V <= kKeptExps) {
+    // Up to kKeptExps values per thread: their exps stay in fp32 registers
+    // from the sum to the store, one exp per element instead of two.
+    float max = -INFINITY;
+    for_each_value([&](float v) { max = fmaxf(max, v); });
+    float e[kVecs][V] = {};
+    float sum = 0.f;
+    if (max != -INFINITY) {  // as MaxSumOf: no exp(-inf + inf)
+      ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int) {
+#pragma unroll
+        for (int i = 0; i < V; ++i) {
+          e[k][i] = FastExp(r[k].Get(i) - max);
+          sum += e[k][i];
+        }
+      });
+      ForEachEdge<V, kEdgeSlots>(span, s.first, s.step, [&](int m, int) {
+        sum += FastExp(edges.v[m] - max);
+      });
+    }
+    const MaxSum row = RowReduce<kGroup>(MaxSum{max, sum}, MergeMaxSum{}, scratch);
+    const float inv_sum = 1.f / row.sum;
+    // exp(v - row.max) / sum = e * exp(max - row.max) / sum. A thread of
+    // -inf only has e = 0 and scale 0; a row of -inf only gets NaN from
+    // exp(-inf + inf), as torch.softmax; +inf or NaN make inv_sum NaN.
+    const float scale = FastExp(max - row.max) * inv_sum;
+    ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
+      Vec<T, V> out;
+#pragma unroll
+      for (int i = 0; i < V; ++i) out.Set(i, e[k][i] * scale);
+      *BodyVector<V, kSplit>(y_row, span, idx) = out;
+    });
+    StoreSoftmaxEdges<V>(y_row, edges, row.max, inv_sum, span, s.first, s.step);
+  } else {
+    const MaxSum row = RowReduce<kGroup>(MaxSumOf(for_each_value), MergeMaxSum{}, scratch);
+    const float inv_sum = 1.f / row.sum;
+    KeepPacked(r);  // common/held_row.cuh: registers for two blocks per SM
+    ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
+      *BodyVector<V, kSplit>(y_row, span, idx) =
+          SoftmaxVector(r[k], row.max, inv_sum);
+    });
+    StoreSoftmaxEdges<V>(y_row, edges, row.max, inv_sum, span, s.first, s.step);
+  }
 }
 
 // Rows too long for registers, or split over a cluster: kCluster blocks per
