@@ -19,6 +19,7 @@ TuneEvaluation Evaluation(const std::string& id, const std::string& block, TuneS
   e.variant.id = id;
   e.variant.values = {{"BLOCK", block}, {"LAYOUT", "row_major"}};
   e.stage = stage;
+  e.tests = TuneTests::kFull;
   if (stage == TuneStage::kDone) {
     e.cases = {{"op/small<f16>", small_us, 41, 0.01 * kMiB}, {"op/large", large_us, 96, 8 * kMiB}};
   }
@@ -106,6 +107,28 @@ TEST(TuneHeatmap, RowsByRankInvalidLastInGreyWithTheReason) {
   EXPECT_EQ(Count(svg, "<g"), Count(svg, "</g>"));
 }
 
+TEST(TuneRender, NotFullyTestedVariantsKeepTheirTimingsAndAreMarked) {
+  std::vector<TuneEvaluation> evaluations = {Evaluation("v-base", "256", TuneStage::kDone, 10, 100),
+                                             Evaluation("v-quick", "128", TuneStage::kDone, 5, 50)};
+  evaluations[1].tests = TuneTests::kNone;
+  const TuneRanking ranking = *RankVariants(evaluations, "v-base");
+  const std::string md = TuneSummaryMarkdown("t", evaluations, ranking, {});
+  EXPECT_NE(md.find("2 variants: 2 valid (1 ranked, 1 benchmarked, not fully tested), 0 invalid"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| - | v-quick | BLOCK=128, LAYOUT=row_major | 2.000x | op/small&lt;f16> "
+                    "(2.00x) | benchmarked, not fully tested |"),
+            std::string::npos)
+      << md;
+  const std::string svg = TuneHeatmapSvg("t", evaluations, ranking);
+  EXPECT_NE(svg.find("<g class=\"screened\"><title>benchmarked, not fully tested</title>"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find(">v-quick 2.00x *<"), std::string::npos) << svg;
+  EXPECT_EQ(Count(svg, "fill=\"#bdbdbd\""), 1u) << "coloured, not grey: only the legend swatch";
+  EXPECT_EQ(Count(svg, "<g"), Count(svg, "</g>"));
+}
+
 TEST(TuneHeatmap, UnrankedValidVariantIsGreyToo) {
   std::vector<TuneEvaluation> evaluations = {
       Evaluation("v-base", "256", TuneStage::kDone, 10, 100),
@@ -151,8 +174,7 @@ TEST(TuneDispatch, HeaderCompilesAndPicksTheBucket) {
       std::filesystem::temp_directory_path() / ("kbuild-tune-dispatch-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "tuned_config.h") << *header;
-  std::ofstream(dir / "twice.cpp")
-      << "#include \"tuned_config.h\"\n#include \"tuned_config.h\"\n";
+  std::ofstream(dir / "twice.cpp") << "#include \"tuned_config.h\"\n#include \"tuned_config.h\"\n";
   std::ofstream(dir / "main.cpp") << R"(#include "tuned_config.h"
 #include <cstdio>
 struct Config { long long max_bytes; int block; };

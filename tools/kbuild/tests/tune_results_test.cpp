@@ -13,6 +13,7 @@ TuneEvaluation Done(const std::string& id, std::vector<TuneCaseTime> cases) {
   e.variant.id = id;
   e.variant.values = {{"BLOCK", "256"}, {"LAYOUT", "row_major"}};
   e.stage = TuneStage::kDone;
+  e.tests = TuneTests::kFull;
   e.build_seconds = 12.5;
   e.cases = std::move(cases);
   return e;
@@ -60,6 +61,28 @@ TEST(TuneRanking, GeomeanOverTheBaselinesCasesAndInvalidNeverWins) {
 }
 
 // An invalid variant with times faster than all (a kernel that skipped work) stays out.
+TEST(TuneRanking, NotFullyTestedVariantsAreScoredButNeverRanked) {
+  TuneEvaluation quick = Done("v-quick", Times(2, 20));  // 5x: the fastest
+  quick.tests = TuneTests::kNone;
+  TuneEvaluation filtered = Done("v-filtered", Times(5, 50));
+  filtered.tests = TuneTests::kFiltered;
+  const std::vector<TuneEvaluation> evaluations = {Done("v-base", Times(10, 100)), quick, filtered,
+                                                   Done("v-full", Times(10, 50))};
+  auto r = RankVariants(evaluations, "v-base");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(RankedIds(*r), (std::vector<std::string>{"v-full", "v-base"}));
+  ASSERT_EQ(r->screened.size(), 2u);
+  EXPECT_EQ(r->screened[0].id, "v-quick");
+  EXPECT_DOUBLE_EQ(r->screened[0].score, 5.0);
+  EXPECT_EQ(r->screened[1].id, "v-filtered");
+  std::vector<std::string> all;
+  for (const auto& v : ScoredByRank(*r)) all.push_back(v.id);
+  EXPECT_EQ(all, (std::vector<std::string>{"v-quick", "v-filtered", "v-full", "v-base"}));
+  auto best = BestPerBucket(evaluations, "v-base");
+  ASSERT_TRUE(best.ok());
+  for (const auto& b : *best) EXPECT_NE(b.id, "v-quick") << "only fully tested ones are best";
+}
+
 TEST(TuneRanking, InvalidWithFastTimesStaysOut) {
   TuneEvaluation wrong = Failed("v-wrong", TuneStage::kTestFailed, "mismatch at [3]");
   wrong.cases = Times(0.1, 0.1);
@@ -166,6 +189,36 @@ TEST(TuneHistory, RoundTripKeepsEveryField) {
   EXPECT_DOUBLE_EQ(a.cases[1].bytes, 8 * kMiB);
   EXPECT_EQ(h->evaluations[1].stage, TuneStage::kBuildFailed);
   EXPECT_TRUE(h->evaluations[1].reason.starts_with("error: \"x\" "));
+}
+
+TEST(TuneHistory, TestsAreRecordedAndOlderLinesReadAsFullyTested) {
+  MemoryFileSystem fs;
+  TuneEvaluation screened = Done("v-1", Times(1, 2));
+  screened.tests = TuneTests::kFiltered;
+  ASSERT_TRUE(AppendHistory(fs, "/r/history.jsonl", screened).ok());
+  EXPECT_NE(fs.files().at("/r/history.jsonl").find("\"tests\":\"filter\""), std::string::npos);
+  // A line from before finalists: no "tests"; every variant then ran the full suite.
+  ASSERT_TRUE(fs.Write("/r/old.jsonl",
+                       R"({"id": "v-old", "params": {}, "stage": "done", "reason": "", )"
+                       R"("spill_bytes": 0, "build_seconds": 1, "cases": []})"
+                       "\n")
+                  .ok());
+  auto old = ReadHistory(fs, "/r/old.jsonl");
+  ASSERT_TRUE(old.ok()) << old.error().message;
+  EXPECT_EQ(old->evaluations.at(0).tests, TuneTests::kFull);
+  auto now = ReadHistory(fs, "/r/history.jsonl");
+  ASSERT_TRUE(now.ok());
+  EXPECT_EQ(now->evaluations.at(0).tests, TuneTests::kFiltered);
+  ASSERT_TRUE(
+      fs.Write("/r/bad.jsonl",
+               R"({"id": "v", "params": {}, "stage": "done", "reason": "", "tests": "most", )"
+               R"("spill_bytes": 0, "build_seconds": 1, "cases": []})"
+               "\n" +
+                   HistoryLine(Done("v-2", Times(1, 1))) + "\n")
+          .ok());
+  auto bad = ReadHistory(fs, "/r/bad.jsonl");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message, "tests: expected one of none, filter, full");
 }
 
 TEST(TuneHistory, AbsentFileIsEmpty) {

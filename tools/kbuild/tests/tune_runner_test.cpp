@@ -1,7 +1,8 @@
 // kbuild tune's run, driven without a GPU or a compiler: the children
 // (`kbuild -C <copy> build|test|bench --json`) answer from a script, the
-// project lives in a MemoryFileSystem. Covers the stages and reasons a
-// history records, that invalid variants never rank, the files written,
+// project lives in a MemoryFileSystem (fakes in tune_fakes.h; the finalists
+// in tune_finalists_test.cpp). Covers the stages and reasons a history records, that invalid
+// variants never rank, the files written,
 // --resume after a stop, the defaults failing (exit 1), no GPU (exit 4 after
 // the build), a hostile --resume folder (exit 2), and the children's
 // documents, build logs and the project copy.
@@ -18,13 +19,12 @@
 #include "core/tune_results.h"
 #include "core/tune_space.h"
 #include "core/tune_workspace.h"
+#include "tune_fakes.h"
 
 namespace kb {
 namespace {
 
-using Json = nlohmann::json;
-using Values = std::map<std::string, std::string>;
-namespace fs = std::filesystem;
+using namespace tune_fakes;
 
 const std::filesystem::path kProject = "/p";
 const std::filesystem::path kRun = "/p/results/tune-20261201-140000";
@@ -35,113 +35,6 @@ max-spill-bytes = 16
 BLOCK = [64, 128]
 VECS = [1, 2]
 )";
-
-// FakeProcessRunner records calls unguarded; builds run on worker threads.
-class LockedRunner final : public ProcessRunner {
- public:
-  explicit LockedRunner(FakeProcessRunner::Handler handler) : fake_(std::move(handler)) {}
-  ProcessResult Run(const std::vector<std::string>& argv, const RunOptions& options) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return fake_.Run(argv, options);
-  }
-  // (command, values) of every child started.
-  std::vector<std::pair<std::string, Values>> Children() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::vector<std::pair<std::string, Values>> out;
-    for (const auto& argv : fake_.calls) out.emplace_back(argv.at(3), ValuesOf(argv));
-    return out;
-  }
-  static Values ValuesOf(const std::vector<std::string>& argv) {
-    Values values;
-    for (size_t i = 0; i + 1 < argv.size(); ++i) {
-      if (argv[i] != "--define") continue;
-      const auto eq = argv[i + 1].find('=');
-      values[argv[i + 1].substr(0, eq)] = argv[i + 1].substr(eq + 1);
-    }
-    return values;
-  }
-
- private:
-  std::mutex mutex_;
-  FakeProcessRunner fake_;
-};
-
-// The children write their build logs while the run reads and writes other
-// files: a MemoryFileSystem behind one lock, like a real disk.
-class LockedFileSystem final : public FileSystem {
-  template <typename F>
-  auto Locked(F f) const -> decltype(f()) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return f();
-  }
-
- public:
-  bool Exists(const fs::path& p) const override {
-    return Locked([&] { return mem.Exists(p); });
-  }
-  bool IsDirectory(const fs::path& p) const override {
-    return Locked([&] { return mem.IsDirectory(p); });
-  }
-  FileKind KindOf(const fs::path& p) const override {
-    return Locked([&] { return mem.KindOf(p); });
-  }
-  Expected<std::string> ReadAtMost(const fs::path& p, std::uintmax_t max) const override {
-    return Locked([&] { return mem.ReadAtMost(p, max); });
-  }
-  Status Write(const fs::path& p, const std::string& content) override {
-    return Locked([&] { return mem.Write(p, content); });
-  }
-  Status MakeDirectories(const fs::path& p) override {
-    return Locked([&] { return mem.MakeDirectories(p); });
-  }
-  std::vector<fs::path> ListFilesRecursive(const fs::path& dir) const override {
-    return Locked([&] { return mem.ListFilesRecursive(dir); });
-  }
-  Status Remove(const fs::path& p) override {
-    return Locked([&] { return mem.Remove(p); });
-  }
-  Status RemoveFileBelow(const fs::path& root, const fs::path& relative) override {
-    return Locked([&] { return mem.RemoveFileBelow(root, relative); });
-  }
-  MemoryFileSystem mem;
-
- private:
-  mutable std::mutex mutex_;
-};
-
-ProcessResult Answer(int exit_code, const Json& document) {
-  ProcessResult r;
-  r.exit_code = exit_code;
-  r.output = document.dump(2) + "\n";
-  return r;
-}
-
-Json ErrorDocument(const std::string& command, int exit_code, Json error) {
-  error["exit_code"] = exit_code;
-  return {{"command", command}, {"ok", false}, {"exit_code", exit_code}, {"error", error}};
-}
-
-Json BenchDocument(double median_us) {
-  Json tiny = {{"benchmark", "gemm"},
-               {"case", "1x1 fp32"},
-               {"correctness_only", true},
-               {"time_us", {{"median", 3.0}}}};
-  Json large = {{"benchmark", "gemm"},       {"case", "4096x4096 fp32"},
-                {"correctness_only", false}, {"time_us", {{"median", median_us}}},
-                {"percent_of_peak", 80.0},   {"bytes", 201326592.0}};
-  Json harness = {{"cases", Json::array({tiny, large})}};
-  return {{"command", "bench"}, {"ok", true}, {"harness", harness}};
-}
-
-Json TestDocument(int passed, int failed) {
-  Json cases = Json::array();
-  if (failed > 0) {
-    cases.push_back(
-        {{"test", "gemm"}, {"case", "7x33 fp32"}, {"verdict", "fail"}, {"reason", "mismatch"}});
-  }
-  return {
-      {"command", "test"}, {"summary", {{"passed", passed}, {"failed", failed}}}, {"cases", cases}};
-}
 
 // The script: BLOCK=64 VECS=1 does not compile, BLOCK=64 VECS=2 fails a test,
 // BLOCK=128 VECS=1 spills (its build log says so), BLOCK=128 VECS=2 is fast.
@@ -203,10 +96,12 @@ class TuneRunTest : public ::testing::Test {
   std::map<std::string, std::string> ids_;
 };
 
+// --full-tests all: every variant runs the full suite before its benchmark.
 TEST_F(TuneRunTest, GridRecordsEveryStageAndRanksOnlyValidVariants) {
   LockedRunner runner([this](const auto& argv, const auto&) { return Scripted(fs_, argv); });
   std::vector<std::string> progress;
   TuneOptions options = Options();
+  options.full_tests = kTuneFullTestsAll;
   options.progress = [&](const std::string& line) { progress.push_back(line); };
   auto run = RunTune(fs_, runner, options);
   ASSERT_TRUE(run.ok()) << run.error().Located();
@@ -264,6 +159,7 @@ TEST_F(TuneRunTest, GridRecordsEveryStageAndRanksOnlyValidVariants) {
 TEST_F(TuneRunTest, ChildrenBuildTheirOwnCopyWithTheVariantsDefines) {
   LockedRunner runner([this](const auto& argv, const auto&) { return Scripted(fs_, argv); });
   TuneOptions options = Options();
+  options.full_tests = kTuneFullTestsAll;
   options.filter = "4096";
   ASSERT_TRUE(RunTune(fs_, runner, options).ok());
   const auto children = runner.Children();

@@ -128,6 +128,39 @@ TEST(TuneSpace, UnknownKeysAndWrongTypes) {
               "");
 }
 
+TEST(TuneSpace, FiltersAreReadAndChecked) {
+  auto space = ParseTuneSpace(WithParams("A = [1]\n",
+                                         "bench-filter = \"^gemm/(4096|1000)x \"\n"
+                                         "test-filter = \"Gemm.*:RowPlan.*-Gemm.Huge*\"\n"),
+                              "kbuild.toml");
+  ASSERT_TRUE(space.ok()) << space.error().Located();
+  EXPECT_EQ(space->bench_filter, "^gemm/(4096|1000)x ");
+  EXPECT_EQ(space->test_filter, "Gemm.*:RowPlan.*-Gemm.Huge*");
+  EXPECT_EQ(Valid().bench_filter, "") << "absent: every case";
+  EXPECT_EQ(Valid().test_filter, "") << "absent: no tests before the benchmark";
+
+  ExpectError(WithParams("A = [1]\n", "bench-filter = 3\n"),
+              "kbuild.toml:2:16: 'bench-filter' must be a string (a regular expression), found "
+              "integer",
+              "");
+  ExpectError(WithParams("A = [1]\n", "test-filters = \"A.*\"\n"),
+              "kbuild.toml:2:1: unknown key 'test-filters' in [tune]",
+              "did you mean 'test-filter'?");
+  ExpectError(WithParams("A = [1]\n", "bench-filter = \"\"\n"),
+              "kbuild.toml:2:16: 'bench-filter' is empty",
+              "leave the key out to use every case, or give one, e.g. \"^gemm/4096x\"");
+  auto bad_regex =
+      ParseTuneSpace(WithParams("A = [1]\n", "bench-filter = \"(4096\"\n"), "kbuild.toml");
+  ASSERT_FALSE(bad_regex.ok());
+  EXPECT_TRUE(bad_regex.error().Located().starts_with(
+      "kbuild.toml:2:16: 'bench-filter' is not a valid regular expression: "))
+      << bad_regex.error().Located();
+  ExpectError(WithParams("A = [1]\n", "test-filter = \"RmsNorm.* RowPlan.*\"\n"),
+              "kbuild.toml:2:15: 'test-filter' holds a space or control character",
+              "a GoogleTest pattern has none: 'Suite.Test' names, '*' and '?', joined by ':', "
+              "exclusions after '-', e.g. \"RmsNorm.*:RowPlan.*-RmsNorm.Huge*\"");
+}
+
 TEST(TuneSpace, ParameterNamesAreMacroNames) {
   ExpectError(WithParams("BLOCK-THREADS = [1]\n"),
               "kbuild.toml:3:1: invalid parameter name 'BLOCK-THREADS' in [tune.params]: use a C "

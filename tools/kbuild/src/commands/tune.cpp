@@ -5,11 +5,13 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
 #include <system_error>
 
 #include "commands/command.h"
 #include "core/harness_targets.h"
 #include "core/report.h"
+#include "core/tune_finalists.h"
 #include "core/tune_results.h"
 #include "core/tune_runner.h"
 
@@ -25,7 +27,9 @@ struct TuneFlags {
   std::string strategy = "grid";
   uint64_t seed = 0;
   int build_jobs = 2;
-  std::string filter;
+  std::optional<std::string> filter;
+  std::optional<std::string> test_filter;
+  std::string full_tests = "3";
   std::string resume;
   bool json = false;
 };
@@ -56,23 +60,36 @@ nlohmann::json ParamsJson(const TuneVariant& v) {
   return params;
 }
 
+nlohmann::json ScoredJson(const TuneRunResult& r, const RankedVariant& v) {
+  const TuneEvaluation* e = Find(r, v.id);
+  return {{"id", v.id},
+          {"params", ParamsJson(e ? e->variant : TuneVariant{})},
+          {"score", v.score},
+          {"worst_case", v.worst_case},
+          {"worst_speedup", v.worst_speedup}};
+}
+
 void ReportRanking(const TuneRunResult& r, Report& report) {
   auto& data = report.data();
   data["ranking"] = nlohmann::json::array();
   for (size_t i = 0; i < r.ranking.ranked.size(); ++i) {
     const RankedVariant& v = r.ranking.ranked[i];
-    const TuneEvaluation* e = Find(r, v.id);
-    const TuneVariant variant = e ? e->variant : TuneVariant{};
-    data["ranking"].push_back({{"rank", i + 1},
-                               {"id", v.id},
-                               {"params", ParamsJson(variant)},
-                               {"score", v.score},
-                               {"worst_case", v.worst_case},
-                               {"worst_speedup", v.worst_speedup}});
+    nlohmann::json entry = {{"rank", i + 1}};
+    entry.update(ScoredJson(r, v));
+    data["ranking"].push_back(entry);
     if (i < kRankingLinesShown) {
+      const TuneEvaluation* e = Find(r, v.id);
       report.Line(fmt::format("{:>3}. {:.3f}x  {} {} (worst: {} {:.2f}x)", i + 1, v.score, v.id,
-                              TuneValuesText(variant), v.worst_case, v.worst_speedup));
+                              TuneValuesText(e ? e->variant : TuneVariant{}), v.worst_case,
+                              v.worst_speedup));
     }
+  }
+  data["not_fully_tested"] = nlohmann::json::array();
+  for (const auto& v : r.ranking.screened) data["not_fully_tested"].push_back(ScoredJson(r, v));
+  if (!r.ranking.screened.empty()) {
+    const RankedVariant& top = r.ranking.screened.front();
+    report.Line(fmt::format("{} more benchmarked, not fully tested (best: {} {:.3f}x)",
+                            r.ranking.screened.size(), top.id, top.score));
   }
   data["unranked"] = nlohmann::json::array();
   for (const auto& u : r.ranking.unranked) {
@@ -97,14 +114,20 @@ nlohmann::json Counts(const TuneRunResult& r) {
           {"evaluated_now", r.evaluated_now},
           {"valid", valid},
           {"invalid", static_cast<int>(r.evaluations.size()) - valid},
-          {"ranked", r.ranking.ranked.size()}};
+          {"ranked", r.ranking.ranked.size()},
+          {"not_fully_tested", r.ranking.screened.size()},
+          {"finalists_tested_now", r.finalists_tested_now}};
 }
 
 int RunTuneCommand(const GlobalOptions& global, const TuneFlags& flags) {
   Report report("tune", flags.json);
+  auto full_tests = ParseFullTests(flags.full_tests);
+  if (!full_tests) return report.Fail(full_tests.error());
   RealFileSystem fs;
   RealProcessRunner runner;
   TuneOptions options;
+  options.full_tests = *full_tests;
+  options.test_filter = flags.test_filter;
   options.project_dir = std::filesystem::absolute(global.project_dir).lexically_normal();
   if (options.project_dir.filename().empty())
     options.project_dir = options.project_dir.parent_path();
@@ -147,16 +170,18 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
       "tune",
       "Search the compile-time parameters of kbuild.toml [tune] (macros the kernel reads, "
       "-DNAME=VALUE): build each variant in its own copy of the project (in parallel on the "
-      "CPUs), run the full test suite and the benchmarks on it, and rank the valid ones by the "
-      "geometric mean speedup over the project's defaults, overall and per shape bucket. "
-      "Writes results/tune-<timestamp>/.");
+      "CPUs), benchmark it (the benchmark checks every case's values against the reference "
+      "before and after timing), run the full test suite on the best ones (--full-tests), and "
+      "rank the fully tested ones by the geometric mean speedup over the project's defaults, "
+      "overall and per shape bucket. Writes results/tune-<timestamp>/.");
   auto flags = std::make_shared<TuneFlags>();
   sub->add_option("--budget", flags->budget,
                   "Variants to evaluate besides the defaults (default: every valid point of the "
                   "space, at most 256)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--time", flags->time,
-                  "Seconds after which no new variant starts (those building still finish)")
+                  "Seconds after which no new variant starts (those building still finish, and "
+                  "the finalists still get their full tests)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--strategy", flags->strategy,
                   "grid (in order, first parameter slowest), random (--seed), or evolve "
@@ -166,24 +191,39 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
   sub->add_option("--build-jobs", flags->build_jobs,
                   "Variants built at once, each with one compile job (default: 2)")
       ->check(CLI::Range(1, 64));
+  sub->add_option("--full-tests", flags->full_tests,
+                  "Variants that must pass the full kbuild test suite, best-scored first; a "
+                  "finalist that fails is invalid and the next best is tested in its place "
+                  "(default: 3). 'all': every variant runs the full suite before its benchmark")
+      ->type_name("N|all");
+  sub->add_option("--test-filter", flags->test_filter,
+                  "Every variant also runs kbuild test --filter with this GoogleTest pattern "
+                  "before its benchmark (default: kbuild.toml [tune] test-filter; '' for none)");
   sub->add_option("--filter", flags->filter,
-                  "Benchmark only the cases matching this regular expression (kbuild bench "
-                  "--filter); the tests always run in full");
+                  "Benchmark and rank on the cases matching this regular expression (kbuild "
+                  "bench --filter; default: kbuild.toml [tune] bench-filter; '' for every case)");
   sub->add_option("--resume", flags->resume,
                   "Continue an interrupted run: its folder results/tune-<timestamp> (relative to "
-                  "the project); recorded variants are not evaluated again");
+                  "the project); recorded variants and finalists are not evaluated again");
   AddJsonFlag(*sub, flags->json);
   sub->footer(
       "Each variant: kbuild -C results/tune-<t>/variants/<id>/project build --define ... -j1, "
-      "then test and bench --no-peers, one variant at a time on the GPU. The defaults (no "
-      "--define) are evaluated first as the baseline. A variant is invalid, never ranked, when "
-      "its build, tests or benchmark fail, or ptxas reports more register spill stores than "
-      "max-spill-bytes.\n"
+      "then (with a test filter) test --filter, then bench --no-peers, one variant at a time "
+      "on the GPU. The benchmark checks the values of every case it runs before and after "
+      "timing, so a variant that computes wrong results is invalid without the tests. The "
+      "defaults (no --define) are evaluated first as the baseline, with the full suite. Then "
+      "the finalists: the full suite on the best-scored variants until --full-tests of them "
+      "passed. Only fully tested variants rank as best or enter tuned_config.h; the others "
+      "are listed as benchmarked, not fully tested, with their timings. A variant is invalid, "
+      "never ranked, when its build, tests or benchmark fail, or ptxas reports more register "
+      "spill stores than max-spill-bytes. The progress line of each variant ends with an "
+      "estimate of the time left (mean seconds per variant so far x variants left).\n"
       "Output: results/tune-<t>/history.jsonl (one line per variant, appended as each "
-      "finishes), summary.md, heatmap.svg (variants x cases, % of peak), tuned_config.h (the "
-      "best configuration per shape bucket, chosen at run time by bytes moved), and per "
-      "variant its copy with build/logs/ and the children's build.json, test.json, "
-      "bench.json. Ctrl-C stops after ending the children; --resume continues.\n"
+      "finishes, and again when a finalist's full tests end), summary.md, heatmap.svg "
+      "(variants x cases, % of peak), tuned_config.h (the best configuration per shape "
+      "bucket, chosen at run time by bytes moved), and per variant its copy with build/logs/ "
+      "and the children's build.json, test.json, bench.json. Ctrl-C stops after ending the "
+      "children; --resume continues, also among the finalists.\n"
       "Exit codes: 0 done (also when some variants were invalid), 1 the defaults failed "
       "(nothing to compare against), 2 bad usage, kbuild.toml or --resume folder, 4 no GPU "
       "(after the defaults' build, so compile errors show on any machine), no nvcc or no "

@@ -88,6 +88,28 @@ class Evaluator {
     return next < variants.size() ? TuneBatchEnd::kHalted : TuneBatchEnd::kDone;
   }
 
+  Expected<std::optional<TuneEvaluation>> Finalist(const TuneEvaluation& benchmarked,
+                                                   int* tests_passed) {
+    const fs::path copy = TuneVariantDir(setup_.run_dir, benchmarked.variant.id) / "project";
+    if (Status s = WriteProjectCopy(fs_, *setup_.snapshot, copy); !s) return s.error();
+    TuneEvaluation e = benchmarked;
+    ChildResult child;
+    Judged judged;
+    if (Step("test", RunChild(copy, "test", e.variant, {"--json"}), e.variant,
+             TuneStage::kTestFailed, e, child, judged)) {
+      e.tests = TuneTests::kFull;
+      *tests_passed = TestsPassed(child.document);
+    } else if (judged.error) {
+      return *judged.error;
+    } else if (!judged.recorded) {
+      return std::optional<TuneEvaluation>();  // stopped
+    } else {
+      e.reason = "full tests: " + e.reason;
+    }
+    if (Status s = Record(e, *tests_passed, /*notify=*/false); !s) return s.error();
+    return std::optional<TuneEvaluation>(e);
+  }
+
  private:
   bool MayStart() const { return StopSignal() == 0 && (!setup_.may_start || setup_.may_start()); }
 
@@ -101,11 +123,28 @@ class Evaluator {
     return job;
   }
 
-  Status Record(TuneEvaluation& e, int tests_passed) {
+  Status Record(TuneEvaluation& e, int tests_passed, bool notify = true) {
     e.reason = e.stage == TuneStage::kDone ? "" : e.reason;
     if (Status s = AppendHistory(fs_, setup_.run_dir / kTuneHistoryFile, e); !s) return s;
-    if (setup_.on_recorded) setup_.on_recorded(e, tests_passed);
+    if (notify && setup_.on_recorded) setup_.on_recorded(e, tests_passed);
     return {};
+  }
+
+  // The tests before the benchmark: the full suite, the test-filter subset,
+  // or none (the benchmark's value checks stand in). False when the variant
+  // ends here.
+  bool Tests(const BuildJob& job, TuneEvaluation& e, ChildResult& child, Judged& judged,
+             int* tests_passed) {
+    if (!setup_.full_tests && setup_.test_filter.empty()) return true;
+    std::vector<std::string> extra = {"--json"};
+    if (!setup_.full_tests) extra.insert(extra.end(), {"--filter", setup_.test_filter});
+    if (!Step("test", RunChild(job.copy, "test", job.variant, extra), job.variant,
+              TuneStage::kTestFailed, e, child, judged)) {
+      return false;
+    }
+    e.tests = setup_.full_tests ? TuneTests::kFull : TuneTests::kFiltered;
+    *tests_passed = TestsPassed(child.document);
+    return true;
   }
 
   void KeepDocument(const TuneVariant& variant, const std::string& step,
@@ -153,9 +192,7 @@ class Evaluator {
         e.stage = TuneStage::kSpills;
         e.reason = "spills " + std::to_string(e.spill_bytes) + " bytes";
         judged.recorded = true;
-      } else if (Step("test", RunChild(job.copy, "test", job.variant, {"--json"}), job.variant,
-                      TuneStage::kTestFailed, e, child, judged)) {
-        tests_passed = TestsPassed(child.document);
+      } else if (Tests(job, e, child, judged, &tests_passed)) {
         std::vector<std::string> bench = {"--no-peers", "--json"};
         if (!setup_.filter.empty()) bench.insert(bench.end(), {"--filter", setup_.filter});
         if (Step("bench", RunChild(job.copy, "bench", job.variant, bench), job.variant,
@@ -186,6 +223,13 @@ class Evaluator {
 };
 
 }  // namespace
+
+Expected<std::optional<TuneEvaluation>> TestFinalist(FileSystem& fs, ProcessRunner& runner,
+                                                     const TuneEvaluateSetup& setup,
+                                                     const TuneEvaluation& benchmarked,
+                                                     int* tests_passed) {
+  return Evaluator(fs, runner, setup).Finalist(benchmarked, tests_passed);
+}
 
 fs::path TuneVariantDir(const fs::path& run_dir, const std::string& id) {
   return run_dir / "variants" / id;

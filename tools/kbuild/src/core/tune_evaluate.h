@@ -1,8 +1,12 @@
 // Evaluating variants for `kbuild tune` (tune_runner.h): each one's copy of
 // the project is built by a child `kbuild build` on a worker thread, up to
-// `build_jobs` at once, while the variants already built are tested and
-// benchmarked one at a time (the GPU is one shared instrument). Each finished
-// variant is appended to the history before the next one is judged.
+// `build_jobs` at once, while the variants already built are tested (the
+// full suite, the test-filter subset or not at all) and benchmarked one at a
+// time (the GPU is one shared instrument). Each finished variant is appended
+// to the history before the next one is judged. The benchmark checks every
+// case's values against the reference before and after timing, so a variant
+// that computes wrong results fails there even without tests. Finalists get
+// the full suite afterwards (TestFinalist).
 //
 // Only ProcessRunner::Run is called off the main thread; the file system is
 // touched from the main thread alone.
@@ -10,6 +14,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,7 +32,9 @@ struct TuneEvaluateSetup {
   const ProjectSnapshot* snapshot = nullptr;
   int max_spill_bytes = 0;
   int build_jobs = 2;
-  std::string filter;  // kbuild bench --filter
+  std::string filter;       // kbuild bench --filter
+  bool full_tests = true;   // the full `kbuild test` before each benchmark
+  std::string test_filter;  // else `kbuild test --filter` ("": no tests)
   // False once no new build may start (--time ran out); the variants already
   // building are still tested and benchmarked.
   std::function<bool()> may_start;
@@ -52,5 +59,15 @@ std::filesystem::path TuneVariantDir(const std::filesystem::path& run_dir, const
 Expected<TuneBatchEnd> EvaluateVariants(FileSystem& fs, ProcessRunner& runner,
                                         const TuneEvaluateSetup& setup,
                                         const std::vector<TuneVariant>& variants);
+
+// The full test suite on a benchmarked variant (a finalist), in its copy
+// (written again from the snapshot first: a resumed run may be on another
+// disk). Returns the record appended to the history: `benchmarked` with
+// tests kFull, or stage kTestFailed with the reason; nullopt when stopped.
+// `tests_passed` gets the suite's count. Exit 4 as for EvaluateVariants.
+Expected<std::optional<TuneEvaluation>> TestFinalist(FileSystem& fs, ProcessRunner& runner,
+                                                     const TuneEvaluateSetup& setup,
+                                                     const TuneEvaluation& benchmarked,
+                                                     int* tests_passed);
 
 }  // namespace kb

@@ -16,6 +16,9 @@ namespace {
 
 using EvaluationsById = std::map<std::string, const TuneEvaluation*>;
 
+// Variants whose numbers stand but which never ran the full test suite.
+constexpr const char* kNotFullyTested = "benchmarked, not fully tested";
+
 EvaluationsById IndexById(const std::vector<TuneEvaluation>& evaluations) {
   EvaluationsById index;
   for (const auto& e : evaluations) index[e.variant.id] = &e;
@@ -59,8 +62,12 @@ std::string CountsLine(const std::vector<TuneEvaluation>& evaluations, const Tun
     stages += fmt::format("{}{} {}", stages.empty() ? " (" : ", ", word, n);
   }
   if (!stages.empty()) stages += ")";
-  return fmt::format("{} variants: {} valid ({} ranked), {} invalid{}, {} pending",
-                     evaluations.size(), valid, ranking.ranked.size(), invalid, stages, pending);
+  const std::string screened =
+      ranking.screened.empty() ? ""
+                               : fmt::format(", {} {}", ranking.screened.size(), kNotFullyTested);
+  return fmt::format("{} variants: {} valid ({} ranked{}), {} invalid{}, {} pending",
+                     evaluations.size(), valid, ranking.ranked.size(), screened, invalid, stages,
+                     pending);
 }
 
 // The fixed colour scale of the heatmap: a cell takes the last step at or below its value.
@@ -162,6 +169,11 @@ std::string TuneSummaryMarkdown(const std::string& title,
                        MarkdownCell(r.id), MarkdownCell(params_of(r.id)), r.score,
                        MarkdownCell(r.worst_case), r.worst_speedup);
   }
+  for (const auto& r : ranking.screened) {
+    out += fmt::format("| - | {} | {} | {:.3f}x | {} ({:.2f}x) | {} |\n", MarkdownCell(r.id),
+                       MarkdownCell(params_of(r.id)), r.score, MarkdownCell(r.worst_case),
+                       r.worst_speedup, kNotFullyTested);
+  }
   for (const auto& u : ranking.unranked) {
     out += fmt::format("| - | {} | {} | - | - | {} |\n", MarkdownCell(u.id),
                        MarkdownCell(params_of(u.id)), MarkdownCell(u.reason));
@@ -174,17 +186,24 @@ std::string TuneHeatmapSvg(const std::string& title, const std::vector<TuneEvalu
   const EvaluationsById by_id = IndexById(evaluations);
   std::vector<const TuneEvaluation*> rows;
   std::vector<std::string> row_labels, row_reasons;  // reason "" = ranked
-  for (const auto& r : ranking.ranked) {
-    if (!by_id.contains(r.id)) continue;
-    rows.push_back(by_id.at(r.id));
-    row_labels.push_back(fmt::format("{} {:.2f}x", Cut(r.id), r.score));
-    row_reasons.push_back("");
-  }
+  std::vector<bool> row_screened;                    // coloured, marked "*"
+  auto scored = [&](const std::vector<RankedVariant>& variants, bool screened) {
+    for (const auto& r : variants) {
+      if (!by_id.contains(r.id)) continue;
+      rows.push_back(by_id.at(r.id));
+      row_labels.push_back(fmt::format("{} {:.2f}x{}", Cut(r.id), r.score, screened ? " *" : ""));
+      row_reasons.push_back("");
+      row_screened.push_back(screened);
+    }
+  };
+  scored(ranking.ranked, false);
+  scored(ranking.screened, true);
   for (const auto& u : ranking.unranked) {
     if (!by_id.contains(u.id)) continue;
     rows.push_back(by_id.at(u.id));
     row_labels.push_back(Cut(u.id));
     row_reasons.push_back(u.reason.empty() ? "not ranked" : u.reason);
+    row_screened.push_back(false);
   }
   const std::vector<std::string> columns = CaseColumns(rows);
   size_t longest = 8;
@@ -198,6 +217,10 @@ std::string TuneHeatmapSvg(const std::string& title, const std::vector<TuneEvalu
       ".cell{stroke:white}.value{font-size:10px;text-anchor:middle}.unranked text{fill:#757575}",
       OneLine(title));
   Legend(6, &out);
+  if (!ranking.screened.empty()) {
+    out +=
+        fmt::format("<text x=\"6\" y=\"60\">* {} (not eligible as best)</text>\n", kNotFullyTested);
+  }
   for (size_t c = 0; c < columns.size(); ++c) {
     const double x = x0 + kCellWidth * (static_cast<double>(c) + 0.5);
     out += fmt::format(
@@ -207,8 +230,12 @@ std::string TuneHeatmapSvg(const std::string& title, const std::vector<TuneEvalu
   for (size_t r = 0; r < rows.size(); ++r) {
     const int y = kHeaderHeight + static_cast<int>(r) * kCellHeight;
     const bool ranked = row_reasons[r].empty();
-    out += ranked ? "<g>\n"
-                  : "<g class=\"unranked\"><title>" + XmlEscape(row_reasons[r]) + "</title>\n";
+    if (row_screened[r]) {
+      out += std::string("<g class=\"screened\"><title>") + kNotFullyTested + "</title>\n";
+    } else {
+      out += ranked ? "<g>\n"
+                    : "<g class=\"unranked\"><title>" + XmlEscape(row_reasons[r]) + "</title>\n";
+    }
     out += fmt::format("<text x=\"6\" y=\"{}\">{}</text>\n", y + 14, XmlEscape(row_labels[r]));
     for (size_t c = 0; c < columns.size(); ++c) {
       const auto it = std::find_if(rows[r]->cases.begin(), rows[r]->cases.end(),

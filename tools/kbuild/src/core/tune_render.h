@@ -16,13 +16,16 @@ namespace kb {
 // A markdown document: `title`, the counts (evaluated, valid, ranked, invalid
 // by stage), the best variant per shape bucket, then a table with one row per
 // variant: rank ("-" when unranked), id, parameters, score vs the baseline,
-// worst case, and the stage with its reason for those that do not rank.
+// worst case, and the stage with its reason for those that do not rank; the
+// variants benchmarked but not fully tested come after the ranked ones with
+// their scores, marked "benchmarked, not fully tested".
 std::string TuneSummaryMarkdown(const std::string& title,
                                 const std::vector<TuneEvaluation>& evaluations,
                                 const TuneRanking& ranking, const std::vector<BucketBest>& best);
 
-// A self-contained SVG: one row per variant (ranked ones in rank order, then
-// the unranked in grey with their reason as a <title> tooltip), one column per
+// A self-contained SVG: one row per variant (ranked ones in rank order, the
+// benchmarked but not fully tested ones coloured too, marked "*", then the
+// unranked in grey with their reason as a <title> tooltip), one column per
 // case, each cell coloured by % of peak on a fixed scale shown as a legend.
 // Every text is XML-escaped.
 std::string TuneHeatmapSvg(const std::string& title, const std::vector<TuneEvaluation>& evaluations,

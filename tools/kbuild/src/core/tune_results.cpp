@@ -25,6 +25,12 @@ constexpr std::array<std::pair<TuneStage, const char*>, 6> kStageWords = {{
     {TuneStage::kDone, "done"},
 }};
 
+constexpr std::array<std::pair<TuneTests, const char*>, 3> kTestsWords = {{
+    {TuneTests::kNone, "none"},
+    {TuneTests::kFiltered, "filter"},
+    {TuneTests::kFull, "full"},
+}};
+
 constexpr const char* kHistoryHint =
     "the file was changed after kbuild tune wrote it; remove the line or start a fresh run "
     "without --resume";
@@ -76,6 +82,12 @@ std::optional<TuneEvaluation> ParseRecord(const Json& line, std::string* problem
   if (!stage) r.Fail("stage", "expected one of pending, build-failed, test-failed, ...");
   e.stage = stage.value_or(TuneStage::kPending);
   e.reason = OneLine(r.String(line, "reason", "reason"));
+  e.tests = TuneTests::kFull;  // older lines: every variant ran the full suite
+  if (line.contains("tests")) {
+    const auto tests = TuneTestsFromWord(r.String(line, "tests", "tests"));
+    if (!tests) r.Fail("tests", "expected one of none, filter, full");
+    e.tests = tests.value_or(TuneTests::kNone);
+  }
   const double spill = r.Number(line, "spill_bytes", "spill_bytes");
   if (spill > INT_MAX) r.Fail("spill_bytes", "too large");
   e.spill_bytes = static_cast<int>(std::min<double>(spill, INT_MAX));
@@ -204,6 +216,12 @@ bool Better(double score, const std::string& id, double best_score, const std::s
   return score > best_score || (score == best_score && id < best_id);
 }
 
+void SortByScore(std::vector<RankedVariant>& variants) {
+  std::sort(variants.begin(), variants.end(), [](const RankedVariant& a, const RankedVariant& b) {
+    return Better(a.score, a.id, b.score, b.id);
+  });
+}
+
 }  // namespace
 
 std::string TuneStageWord(TuneStage stage) {
@@ -216,6 +234,20 @@ std::string TuneStageWord(TuneStage stage) {
 std::optional<TuneStage> TuneStageFromWord(std::string_view word) {
   for (const auto& [s, w] : kStageWords) {
     if (word == w) return s;
+  }
+  return std::nullopt;
+}
+
+std::string TuneTestsWord(TuneTests tests) {
+  for (const auto& [t, word] : kTestsWords) {
+    if (t == tests) return word;
+  }
+  return "none";
+}
+
+std::optional<TuneTests> TuneTestsFromWord(std::string_view word) {
+  for (const auto& [t, w] : kTestsWords) {
+    if (word == w) return t;
   }
   return std::nullopt;
 }
@@ -234,6 +266,7 @@ std::string HistoryLine(const TuneEvaluation& e) {
                      {"params", params},
                      {"stage", TuneStageWord(e.stage)},
                      {"reason", e.reason},
+                     {"tests", TuneTestsWord(e.tests)},
                      {"spill_bytes", e.spill_bytes},
                      {"build_seconds", e.build_seconds},
                      {"cases", cases}};
@@ -317,15 +350,20 @@ Expected<TuneRanking> RankVariants(const std::vector<TuneEvaluation>& evaluation
     std::vector<size_t> all(speedups.size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
     const size_t worst = std::min_element(speedups.begin(), speedups.end()) - speedups.begin();
-    ranking.ranked.push_back(
-        {e.variant.id, Geomean(speedups, all), (*cases)[worst].name, speedups[worst]});
+    (e.tests == TuneTests::kFull ? ranking.ranked : ranking.screened)
+        .push_back({e.variant.id, Geomean(speedups, all), (*cases)[worst].name, speedups[worst]});
   }
-  std::sort(ranking.ranked.begin(), ranking.ranked.end(),
-            [](const RankedVariant& a, const RankedVariant& b) {
-              return Better(a.score, a.id, b.score, b.id);
-            });
+  SortByScore(ranking.ranked);
+  SortByScore(ranking.screened);
   ranking.unranked.insert(ranking.unranked.end(), invalid.begin(), invalid.end());
   return ranking;
+}
+
+std::vector<RankedVariant> ScoredByRank(const TuneRanking& ranking) {
+  std::vector<RankedVariant> all = ranking.ranked;
+  all.insert(all.end(), ranking.screened.begin(), ranking.screened.end());
+  SortByScore(all);
+  return all;
 }
 
 std::string ChooseBaselineId(const std::vector<TuneEvaluation>& evaluations,

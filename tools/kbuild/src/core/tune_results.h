@@ -5,10 +5,13 @@
 //
 // A history line is a JSON object:
 //   {"id": "v-3f9a...", "params": {"BLOCK": "256", "VECS": "4"}, "stage": "done",
-//    "reason": "", "spill_bytes": 0, "build_seconds": 41.5,
+//    "reason": "", "tests": "full", "spill_bytes": 0, "build_seconds": 41.5,
 //    "cases": [{"name": "rms_norm/8192x4096 bf16", "median_us": 12.5,
 //               "percent_of_peak": 83.1, "bytes": 134217728}]}
-// Stages are the words of TuneStageWord. The file is hostile input: it is read
+// Stages are the words of TuneStageWord, tests those of TuneTestsWord; a line
+// without "tests" (written before finalists existed, when every variant ran
+// the full suite) reads as "full". A finalist's full test appends the
+// variant's line again. The file is hostile input: it is read
 // through FileSystem with the kMaxResultsBytes limit and every value is checked.
 #pragma once
 
@@ -27,6 +30,9 @@ namespace kb {
 // "pending", "build-failed", "test-failed", "bench-failed", "spills", "done".
 std::string TuneStageWord(TuneStage stage);
 std::optional<TuneStage> TuneStageFromWord(std::string_view word);
+// "none", "filter", "full".
+std::string TuneTestsWord(TuneTests tests);
+std::optional<TuneTests> TuneTestsFromWord(std::string_view word);
 
 // One history line, without its '\n'.
 std::string HistoryLine(const TuneEvaluation& evaluation);
@@ -65,17 +71,24 @@ struct UnrankedVariant {
 };
 
 struct TuneRanking {
-  std::vector<RankedVariant> ranked;  // best first; equal scores by id
+  std::vector<RankedVariant> ranked;  // fully tested, best first; equal scores by id
+  // Benchmarked (values checked) but not through the full test suite: scored
+  // like `ranked`, never best in a bucket.
+  std::vector<RankedVariant> screened;
   // Valid variants that could not be scored (missing cases) first, then the
   // invalid and pending ones, each in evaluation order.
   std::vector<UnrankedVariant> unranked;
 };
 
 // The performance cases are the baseline's cases with a time. Only kDone
-// variants rank; one missing any performance case is unranked with a reason.
+// variants are scored (ranked when fully tested, else screened); one missing
+// any performance case is unranked with a reason.
 // Errors when `baseline_id` is not a kDone evaluation with a timed case.
 Expected<TuneRanking> RankVariants(const std::vector<TuneEvaluation>& evaluations,
                                    const std::string& baseline_id);
+
+// `ranked` and `screened` together, best first: the finalists' order.
+std::vector<RankedVariant> ScoredByRank(const TuneRanking& ranking);
 
 // `preferred_id` when that variant is valid, else the first valid variant,
 // else "" (nothing can be ranked).

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "core/tune_evaluate.h"
-#include "core/tune_render.h"
+#include "core/tune_finalists.h"
 #include "core/tune_space.h"
 #include "core/tune_workspace.h"
 
@@ -89,25 +89,64 @@ class TuneRun {
     clock_ = options.seconds_now ? options.seconds_now : SteadySeconds;
     start_ = clock_();
     budget_ = options.budget.value_or(GridVariants(space_, kDefaultTuneBudget).size());
+    test_filter_ = options.test_filter.value_or(space_.test_filter);
   }
 
   Status Run() {
     if (!FindRecorded(result_.evaluations, kTuneDefaultsId)) {
       Progress("tune: [defaults] building the project as it is (the baseline)");
-      auto end = Evaluate({DefaultsVariant()});
+      auto end = Evaluate({DefaultsVariant()}, /*full_tests=*/true);
       if (!end) return end.error();
       if (*end == TuneBatchEnd::kStopped) return Stopped();
     }
     const TuneEvaluation* defaults = FindRecorded(result_.evaluations, kTuneDefaultsId);
     if (!defaults) return Ended(TuneBatchEnd::kHalted);  // --time ran out before they started
     if (Status s = CheckDefaults(*defaults, result_.run_dir); !s) return s;
-    Progress(fmt::format("tune: {} variant{} ({}), {} build{} at a time, in {}", budget_,
+    Progress(fmt::format("tune: {} variant{} ({}), {} build{} at a time, {}, in {}", budget_,
                          budget_ == 1 ? "" : "s", options_.strategy, options_.build_jobs,
-                         options_.build_jobs == 1 ? "" : "s", result_.run_dir.string()));
-    return options_.strategy == "evolve" ? Evolve() : EvaluatePlanned();
+                         options_.build_jobs == 1 ? "" : "s", TestsPlanText(),
+                         result_.run_dir.string()));
+    phase_start_ = clock_();
+    Status searched = options_.strategy == "evolve" ? Evolve() : EvaluatePlanned();
+    if (!searched || result_.stopped) return searched;
+    return Finalists();
   }
 
  private:
+  std::string TestsPlanText() const {
+    const std::string each =
+        test_filter_.empty() ? "" : " after tests matching '" + test_filter_ + "'";
+    if (options_.full_tests == kTuneFullTestsAll) return "full tests before each benchmark";
+    return fmt::format("each benchmarked{}, full tests on the best {}", each, options_.full_tests);
+  }
+
+  // The full suite on the best benchmarked variants, until full_tests passed.
+  // Runs after --time too (the finalists are what a run concludes with).
+  Status Finalists() {
+    for (;;) {
+      auto ranking = RankVariants(result_.evaluations, kTuneDefaultsId);
+      if (!ranking) return {};
+      const auto id = NextFinalist(*ranking, options_.full_tests, kTuneDefaultsId);
+      if (!id) return {};
+      const TuneEvaluation benchmarked = *FindRecorded(result_.evaluations, *id);
+      const size_t passed = FullyTestedCount(*ranking, kTuneDefaultsId);
+      Progress(fmt::format("tune: finalist {} {}: full tests ({} of {} passed so far)", *id,
+                           TuneValuesText(benchmarked.variant), passed, options_.full_tests));
+      int tests_passed = 0;
+      auto tested = TestFinalist(fs_, runner_, Setup(false), benchmarked, &tests_passed);
+      if (!tested) return tested.error();
+      if (!*tested) return Stopped();
+      ++result_.finalists_tested_now;
+      Replace(**tested);
+      const TuneEvaluation& e = **tested;
+      Progress(e.stage == TuneStage::kDone
+                   ? fmt::format("tune: finalist {}: {} tests passed", *id, tests_passed)
+                   : fmt::format("tune: finalist {}: invalid, {}; the next best is tested "
+                                 "in its place",
+                                 *id, e.reason));
+    }
+  }
+
   Status EvaluatePlanned() {
     const std::vector<TuneVariant> planned =
         options_.strategy == "grid" ? GridVariants(space_, budget_)
@@ -142,7 +181,7 @@ class TuneRun {
     std::vector<TuneVariant> best;
     auto ranking = RankVariants(result_.evaluations, kTuneDefaultsId);
     if (!ranking) return best;
-    for (const auto& r : ranking->ranked) {
+    for (const auto& r : ScoredByRank(*ranking)) {
       const TuneEvaluation* e = FindRecorded(result_.evaluations, r.id);
       if (e && r.id != kTuneDefaultsId) best.push_back(e->variant);
       if (best.size() == kParentsPerRound) break;
@@ -176,22 +215,36 @@ class TuneRun {
     return options_.time_limit_seconds <= 0 || clock_() - start_ < options_.time_limit_seconds;
   }
 
-  Expected<TuneBatchEnd> Evaluate(const std::vector<TuneVariant>& variants) {
+  Expected<TuneBatchEnd> Evaluate(const std::vector<TuneVariant>& variants,
+                                  bool full_tests = false) {
+    return EvaluateVariants(fs_, runner_, Setup(full_tests), variants);
+  }
+
+  TuneEvaluateSetup Setup(bool full_tests) {
     TuneEvaluateSetup setup;
     setup.run_dir = result_.run_dir;
     setup.kbuild_exe = options_.kbuild_exe;
     setup.snapshot = &snapshot_;
     setup.max_spill_bytes = space_.max_spill_bytes;
     setup.build_jobs = options_.build_jobs;
-    setup.filter = options_.filter;
+    setup.filter = options_.filter.value_or(space_.bench_filter);
+    setup.full_tests = full_tests || options_.full_tests == kTuneFullTestsAll;
+    setup.test_filter = test_filter_;
     setup.may_start = [this] { return TimeLeft(); };
     setup.on_recorded = [this](const TuneEvaluation& e, int tests_passed) {
       Recorded(e, tests_passed);
     };
-    return EvaluateVariants(fs_, runner_, setup, variants);
+    return setup;
   }
 
   void Recorded(const TuneEvaluation& e, int tests_passed) {
+    Replace(e);
+    ++result_.evaluated_now;
+    if (e.variant.id != kTuneDefaultsId) ++evaluated_variants_;
+    Progress(ProgressLine(e, tests_passed));
+  }
+
+  void Replace(const TuneEvaluation& e) {
     auto& history = result_.evaluations;
     const auto same = std::find_if(history.begin(), history.end(), [&](const TuneEvaluation& h) {
       return h.variant.id == e.variant.id;
@@ -201,8 +254,6 @@ class TuneRun {
     } else {
       history.push_back(e);
     }
-    ++result_.evaluated_now;
-    Progress(ProgressLine(e, tests_passed));
   }
 
   std::string ProgressLine(const TuneEvaluation& e, int tests_passed) const {
@@ -210,22 +261,38 @@ class TuneRun {
     std::string line = defaults ? "tune: [defaults]"
                                 : fmt::format("tune: [{}/{}] {} {}", VariantsRecorded(), budget_,
                                               e.variant.id, TuneValuesText(e.variant));
-    if (e.stage == TuneStage::kBuildFailed) return line + ": build failed: " + e.reason;
+    if (e.stage == TuneStage::kBuildFailed) return line + ": build failed: " + e.reason + Eta();
     line += fmt::format(": built {:.1f} s", e.build_seconds);
-    if (e.stage == TuneStage::kSpills) return line + ", " + e.reason + " (over max-spill-bytes)";
-    if (e.stage == TuneStage::kTestFailed) return line + ", test failed: " + e.reason;
-    if (e.stage != TuneStage::kDone) return line + ", bench failed: " + e.reason;
-    line += fmt::format(", {} tests passed", tests_passed);
+    if (e.stage == TuneStage::kSpills) {
+      return line + ", " + e.reason + " (over max-spill-bytes)" + Eta();
+    }
+    if (e.stage == TuneStage::kTestFailed) return line + ", test failed: " + e.reason + Eta();
+    if (e.stage != TuneStage::kDone) return line + ", bench failed: " + e.reason + Eta();
+    if (e.tests == TuneTests::kFull) line += fmt::format(", {} tests passed", tests_passed);
+    if (e.tests == TuneTests::kFiltered)
+      line += fmt::format(", {} filtered tests passed", tests_passed);
     if (defaults) return line + fmt::format(", {} timed cases", e.cases.size());
+    return line + ScoreText(e) + Eta();
+  }
+
+  std::string ScoreText(const TuneEvaluation& e) const {
     auto ranking = RankVariants(result_.evaluations, kTuneDefaultsId);
-    if (!ranking) return line;
-    for (const auto& r : ranking->ranked) {
-      if (r.id == e.variant.id) return line + fmt::format(", geomean {:.2f}x vs defaults", r.score);
+    if (!ranking) return "";
+    for (const auto& r : ScoredByRank(*ranking)) {
+      if (r.id == e.variant.id) return fmt::format(", geomean {:.2f}x vs defaults", r.score);
     }
     for (const auto& u : ranking->unranked) {
-      if (u.id == e.variant.id) return line + ", not ranked: " + u.reason;
+      if (u.id == e.variant.id) return ", not ranked: " + u.reason;
     }
-    return line;
+    return "";
+  }
+
+  // Mean seconds per variant so far x the variants left in the budget.
+  std::string Eta() const {
+    const size_t done = VariantsRecorded();
+    if (evaluated_variants_ == 0 || done >= budget_) return "";
+    const double each = (clock_() - phase_start_) / evaluated_variants_;
+    return ", " + TuneTimeLeftText(each * static_cast<double>(budget_ - done));
   }
 
   void Progress(const std::string& line) const {
@@ -240,48 +307,11 @@ class TuneRun {
   TuneRunResult& result_;
   std::function<double()> clock_;
   double start_ = 0;
+  double phase_start_ = 0;         // when the first variant after the defaults started
+  size_t evaluated_variants_ = 0;  // variants (not the defaults) this invocation recorded
   size_t budget_ = 0;
+  std::string test_filter_;
 };
-
-// The ranking and its files, from whatever the history holds.
-void WriteConclusions(FileSystem& fs, const TuneOptions& options, TuneRunResult& r) {
-  r.baseline_id = ChooseBaselineId(r.evaluations, kTuneDefaultsId);
-  if (r.baseline_id.empty()) {
-    r.warnings.push_back("no valid variant yet: nothing to rank");
-    return;
-  }
-  auto ranking = RankVariants(r.evaluations, r.baseline_id);
-  auto best = BestPerBucket(r.evaluations, r.baseline_id);
-  if (!ranking || !best) {
-    r.warnings.push_back("cannot rank: " + (!ranking ? ranking.error() : best.error()).message);
-    return;
-  }
-  r.ranking = std::move(*ranking);
-  r.best = std::move(*best);
-  const std::string folder = r.run_dir.lexically_relative(options.project_dir).generic_string();
-  const std::string title = "kbuild tune: " + options.project_dir.filename().string() + " (" +
-                            r.run_dir.filename().string() + ")";
-  std::vector<std::pair<std::string, std::string>> files = {
-      {"summary.md", TuneSummaryMarkdown(title, r.evaluations, r.ranking, r.best)},
-      {"heatmap.svg", TuneHeatmapSvg(title, r.evaluations, r.ranking)}};
-  const bool variant_ranked =
-      std::any_of(r.ranking.ranked.begin(), r.ranking.ranked.end(),
-                  [](const RankedVariant& v) { return v.id != kTuneDefaultsId; });
-  if (!variant_ranked) {
-    r.warnings.push_back("tuned_config.h not written: no variant of the space ranked");
-  } else if (auto header = TuneDispatchHeader(folder, r.evaluations, r.best); !header) {
-    r.warnings.push_back("tuned_config.h not written: " + header.error().message);
-  } else {
-    files.emplace_back("tuned_config.h", std::move(*header));
-  }
-  for (const auto& [name, content] : files) {
-    if (Status s = fs.Write(r.run_dir / name, content); !s) {
-      r.warnings.push_back(s.error().Located());
-      continue;
-    }
-    r.files.push_back(r.run_dir / name);
-  }
-}
 
 }  // namespace
 
@@ -326,7 +356,7 @@ Expected<TuneRunResult> RunTune(FileSystem& fs, ProcessRunner& runner, const Tun
   }
   TuneRun run(fs, runner, options, std::move(*space), std::move(*snapshot), result);
   if (Status s = run.Run(); !s) return s.error();
-  WriteConclusions(fs, options, result);
+  WriteTuneConclusions(fs, options, result);
   return result;
 }
 

@@ -1,11 +1,15 @@
 // `kbuild tune`'s run: the project's defaults first (the baseline), then the
 // variants of the kbuild.toml [tune] space a strategy picks. Each variant is
 // built in its own copy of the project (tune_workspace.h), up to
-// `build_jobs` builds at once on the CPUs, then tested and benchmarked one at
-// a time on the GPU, each step a child `kbuild -C <copy> build|test|bench
-// --define ... --json` (tune_child.h). Every finished variant is appended to
-// <run>/history.jsonl at once, so a kill loses at most the ones in flight and
-// --resume skips what is recorded. At the end, or on a stop, the ranking is
+// `build_jobs` builds at once on the CPUs, then benchmarked one at a time on
+// the GPU (after the [tune] test-filter tests, if any), each step a child
+// `kbuild -C <copy> build|test|bench --define ... --json` (tune_child.h).
+// Then the finalists (tune_finalists.h): the full test suite on the best
+// variants until `full_tests` passed; the defaults run it before their
+// benchmark, and so does every variant with full_tests = kTuneFullTestsAll. Every finished variant
+// is appended to <run>/history.jsonl at once, so a kill loses at most the ones in flight and
+// --resume skips what is recorded (a finalist's full test is recorded too, so
+// a run killed among the finalists resumes there). At the end, or on a stop, the ranking is
 // written: summary.md, heatmap.svg and tuned_config.h (tune_render.h).
 //
 // The file system and the process runner are injected: unit tests drive a
@@ -23,6 +27,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/process.h"
+#include "core/tune_finalists.h"
 #include "core/tune_results.h"
 #include "core/tune_types.h"
 
@@ -41,7 +46,9 @@ struct TuneOptions {
   double time_limit_seconds = 0;      // 0 = none; no new variant starts after it
   uint64_t seed = 0;
   int build_jobs = 2;
-  std::string filter;                           // kbuild bench --filter
+  std::optional<std::string> filter;            // kbuild bench --filter; none: [tune] bench-filter
+  std::optional<std::string> test_filter;       // none: [tune] test-filter ("" = no tests)
+  size_t full_tests = kDefaultTuneFullTests;    // finalists; kTuneFullTestsAll = every variant
   std::optional<std::filesystem::path> resume;  // --resume DIR as given
   std::string stamp;                            // the new run folder is results/tune-<stamp>
   std::function<void(const std::string&)> progress;
@@ -57,6 +64,7 @@ struct TuneRunResult {
   int evaluated_now = 0;                     // variants this invocation added to the history
   bool stopped = false;                      // Ctrl-C / SIGTERM: resume with --resume run_dir
   bool time_up = false;                      // --time ran out before the budget
+  int finalists_tested_now = 0;              // full suites this invocation ran on finalists
   std::vector<std::filesystem::path> files;  // summary.md, heatmap.svg, tuned_config.h
   std::vector<std::string> warnings;
 };
@@ -67,6 +75,11 @@ struct TuneRunResult {
 // defaults' build, so compile errors show on any machine). A stop is not an
 // error: the result says `stopped` and holds what finished.
 Expected<TuneRunResult> RunTune(FileSystem& fs, ProcessRunner& runner, const TuneOptions& options);
+
+// Ranks what r.evaluations hold and writes summary.md, heatmap.svg and (when a
+// fully tested variant of the space ranks) tuned_config.h into r.run_dir,
+// filling r.baseline_id, ranking, best and files; problems become warnings.
+void WriteTuneConclusions(FileSystem& fs, const TuneOptions& options, TuneRunResult& r);
 
 // "BLOCK=256 VECS=2" ("(defaults)" for none).
 std::string TuneValuesText(const TuneVariant& variant);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <regex>
 #include <sstream>
 #include <utility>
 
@@ -53,6 +54,8 @@ const std::vector<KeyRule> kTuneKeys = {
     {"constraints", toml::node_type::array, "an array of strings"},
     {"max-spill-bytes", toml::node_type::integer, "an integer"},
     {"params", toml::node_type::table, "a table"},
+    {"bench-filter", toml::node_type::string, "a string (a regular expression)"},
+    {"test-filter", toml::node_type::string, "a string (a GoogleTest pattern)"},
 };
 
 class TuneSpaceParser {
@@ -79,6 +82,8 @@ class TuneSpaceParser {
     CheckKeys(*tune, kTuneKeys, "in [tune]");
     TuneSpace space;
     space.max_spill_bytes = MaxSpillBytes(*tune);
+    space.bench_filter = BenchFilter(*tune);
+    space.test_filter = TestFilter(*tune);
     if (const auto* params = (*tune)["params"].as_table()) {
       space.params = Params(*params);
     } else if (!tune->contains("params")) {
@@ -133,6 +138,49 @@ class TuneSpaceParser {
       return 0;
     }
     return static_cast<int>(value->get());
+  }
+
+  // A string key whose value must not be empty; nullptr when absent or not a string.
+  const toml::value<std::string>* Filter(const toml::table& tune, const char* key,
+                                         const std::string& example) {
+    const auto* value = tune.get_as<std::string>(key);
+    if (value != nullptr && value->get().empty()) {
+      Fail(Where(value->source()), std::string("'") + key + "' is empty",
+           "leave the key out to use every case, or give one, e.g. " + example);
+      return nullptr;
+    }
+    return value;
+  }
+
+  std::string BenchFilter(const toml::table& tune) {
+    const auto* value = Filter(tune, "bench-filter", "\"^gemm/4096x\"");
+    if (value == nullptr) return {};
+    try {
+      std::regex check(value->get(), std::regex::extended);
+    } catch (const std::regex_error& e) {
+      Fail(Where(value->source()),
+           "'bench-filter' is not a valid regular expression: " + std::string(e.what()),
+           "it is matched against '<benchmark>/<case>' names, e.g. \"^rms_norm/(2048|32768)x4096 "
+           "\"");
+      return {};
+    }
+    return value->get();
+  }
+
+  std::string TestFilter(const toml::table& tune) {
+    const auto* value = Filter(tune, "test-filter", "\"RmsNorm.ShortRows*\"");
+    if (value == nullptr) return {};
+    const std::string& text = value->get();
+    const bool blank = std::any_of(text.begin(), text.end(), [](char c) {
+      return static_cast<unsigned char>(c) <= ' ' || c == 0x7f;
+    });
+    if (blank) {
+      Fail(Where(value->source()), "'test-filter' holds a space or control character",
+           "a GoogleTest pattern has none: 'Suite.Test' names, '*' and '?', joined by ':', "
+           "exclusions after '-', e.g. \"RmsNorm.*:RowPlan.*-RmsNorm.Huge*\"");
+      return {};
+    }
+    return text;
   }
 
   std::vector<TuneParam> Params(const toml::table& table) {

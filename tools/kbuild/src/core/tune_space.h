@@ -4,6 +4,8 @@
 //   [tune]
 //   constraints = ["BLOCK_THREADS * VECS <= 4096", "ROWS == 1 || BLOCK_THREADS <= 256"]
 //   max-spill-bytes = 0          # optional, default 0
+//   bench-filter = "^rms_norm/(2048|32768)x4096 "   # optional: kbuild tune's --filter
+//   test-filter = "RmsNorm.ShortRows*"              # optional: every variant's quick tests
 //   [tune.params]
 //   BLOCK_THREADS = [128, 256, 512]
 //   VECS = [1, 2, 4, 8]
@@ -17,6 +19,10 @@
 // 10^6 points in the full grid. Constraints (at most 64) are expressions of
 // tune_expr.h; a point is valid when every one holds. max-spill-bytes is the
 // register spill (bytes) above which a built variant is invalid.
+// bench-filter (a regular expression, POSIX extended as Google Benchmark's
+// --benchmark_filter reads it) picks the benchmark cases variants are ranked
+// on; test-filter (a GoogleTest pattern, no spaces) the tests every variant
+// runs before its benchmark (the finalists still run the full suite).
 // Parameters keep their order in the file: it is the order of -D flags,
 // of a variant's values and of the grid (first parameter slowest).
 //
@@ -54,6 +60,8 @@ struct TuneSpace {
   std::vector<TuneParam> params;
   std::vector<TuneConstraint> constraints;
   int max_spill_bytes = 0;
+  std::string bench_filter;  // "" = every case
+  std::string test_filter;   // "" = no tests before the benchmark
 
   // Points in the full grid, before constraints.
   uint64_t GridSize() const;

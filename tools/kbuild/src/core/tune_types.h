@@ -29,6 +29,15 @@ struct TuneVariant {
 // How a variant fared. Invalid variants (any stage failed) never rank.
 enum class TuneStage { kPending, kBuildFailed, kTestFailed, kBenchFailed, kSpills, kDone };
 
+// The tests a benchmarked variant passed. Every variant's benchmark checks its
+// values against the reference before and after timing; only a variant that
+// passed the full suite may rank as best or enter tuned_config.h.
+enum class TuneTests {
+  kNone,      // the benchmark's value checks only
+  kFiltered,  // also `kbuild test --filter <[tune] test-filter>`
+  kFull,      // the full `kbuild test` suite
+};
+
 // One benchmark case of one variant.
 struct TuneCaseTime {
   std::string name;  // "<benchmark>/<case>", as kbuild bench names it
@@ -41,6 +50,7 @@ struct TuneEvaluation {
   TuneVariant variant;
   TuneStage stage = TuneStage::kPending;
   std::string reason;  // why it is invalid: the first error line, "" when kDone
+  TuneTests tests = TuneTests::kNone;
   int spill_bytes = 0;
   double build_seconds = 0;
   std::vector<TuneCaseTime> cases;  // performance cases only (kDone)

@@ -1,0 +1,58 @@
+#include "core/tune_finalists.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/message_text.h"
+
+namespace kb {
+
+namespace {
+
+constexpr size_t kMaxFullTests = 10000;
+
+}  // namespace
+
+Expected<size_t> ParseFullTests(const std::string& text) {
+  if (text == "all") return kTuneFullTestsAll;
+  const bool digits = !text.empty() && text.size() <= 5 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
+  if (digits && std::stoul(text) <= kMaxFullTests) return static_cast<size_t>(std::stoul(text));
+  return MakeError(ExitCode::kUsage,
+                   "--full-tests must be 'all' or a count from 0 to " +
+                       std::to_string(kMaxFullTests) + ", got '" + CutForMessage(text) + "'",
+                   "e.g. --full-tests 3 (the default): the three best variants get the full "
+                   "test suite");
+}
+
+std::optional<std::string> NextFinalist(const TuneRanking& ranking, size_t wanted,
+                                        const std::string& defaults_id) {
+  size_t passed = 0;
+  for (const auto& v : ScoredByRank(ranking)) {
+    if (v.id == defaults_id) continue;
+    if (passed >= wanted) return std::nullopt;
+    const bool full = std::any_of(ranking.ranked.begin(), ranking.ranked.end(),
+                                  [&](const RankedVariant& r) { return r.id == v.id; });
+    if (!full) return v.id;
+    ++passed;
+  }
+  return std::nullopt;
+}
+
+size_t FullyTestedCount(const TuneRanking& ranking, const std::string& defaults_id) {
+  return static_cast<size_t>(
+      std::count_if(ranking.ranked.begin(), ranking.ranked.end(),
+                    [&](const RankedVariant& r) { return r.id != defaults_id; }));
+}
+
+std::string TuneTimeLeftText(double seconds) {
+  const long long s = std::llround(std::max(0.0, seconds));
+  if (s < 90) return fmt::format("~{} s left", s);
+  const long long minutes = (s + 30) / 60;
+  if (minutes < 90) return fmt::format("~{} min left", minutes);
+  return fmt::format("~{} h {:02} min left", minutes / 60, minutes % 60);
+}
+
+}  // namespace kb
