@@ -127,17 +127,19 @@ struct RowLaunch {
 // first with readable messages); a grid past 2^31 - 1 blocks gives
 // cudaErrorInvalidConfiguration. row_tensors: the tensors read or written
 // row by row (x and y, or x and residual), of elem_bytes elements.
-// max_vecs: the op's register budget (PlanRows).
+// max_vecs: the op's register budget, max_group_warps its largest block on
+// the short-row paths (PlanRows).
 inline cudaError_t PlanRowLaunch(int64_t rows, int64_t hidden, int elem_bytes,
                                  std::initializer_list<VectorAccess> row_tensors,
                                  VectorAccess weight, RowLaunch* out,
-                                 int max_vecs = kDefaultRowVecs) {
+                                 int max_vecs = kDefaultRowVecs,
+                                 int max_group_warps = kMaxGroupWarps) {
   if (rows <= 0 || hidden <= 0 || hidden > (int64_t{1} << 30)) {
     return cudaErrorInvalidValue;
   }
   out->access = ChooseRowAccess(16 / elem_bytes, hidden, row_tensors, weight);
   out->plan = PlanRows(rows, out->access.vectors, CachedSmCount(),
-                       CachedThreadsPerSm(), max_vecs);
+                       CachedThreadsPerSm(), max_vecs, max_group_warps);
   out->inv_hidden = 1.f / static_cast<float>(hidden);
   if (out->plan.blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
   return cudaSuccess;

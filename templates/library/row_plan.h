@@ -107,42 +107,47 @@ inline int RoundUpToWarp(int64_t threads) {
 }
 
 // Warps per block for group-per-row paths: as many rows per block as keep
-// every SM busy, fewer when the row count is small.
-inline int WarpsPerBlockForRows(int64_t rows, int rows_per_warp, int sm_count) {
-  for (int warps = kMaxGroupWarps; warps > 1; warps /= 2) {
+// every SM busy, fewer when the row count is small. max_warps: a power of
+// two, at most kMaxBlockThreads / 32 (an op's tuned value; kMaxGroupWarps
+// by default).
+inline int WarpsPerBlockForRows(int64_t rows, int rows_per_warp, int sm_count,
+                                int max_warps = kMaxGroupWarps) {
+  for (int warps = max_warps; warps > 1; warps /= 2) {
     if (CeilDiv(rows, int64_t{warps} * rows_per_warp) >= sm_count) return warps;
   }
   return 1;
 }
 
 // A path whose groups of lanes never span warps: 32 / group rows per warp.
-inline RowPlan GroupPlan(RowPath path, int64_t rows, int sm_count) {
+inline RowPlan GroupPlan(RowPath path, int64_t rows, int sm_count, int max_warps = kMaxGroupWarps) {
   const int rows_per_warp = kWarpSize / ShapeOf(path).group;
-  const int warps = WarpsPerBlockForRows(rows, rows_per_warp, sm_count);
+  const int warps = WarpsPerBlockForRows(rows, rows_per_warp, sm_count, max_warps);
   return {path, warps * kWarpSize, CeilDiv(rows, int64_t{warps} * rows_per_warp)};
 }
 
 // rows >= 1 and nv >= 1. sm_count and threads_per_sm describe the GPU
 // (CachedSmCount, CachedThreadsPerSm in launch.cuh); max_vecs is the op's
 // register budget: 2, 4 or 8 vectors per thread (launch with the same value
-// as LaunchForPath's kMaxVecs).
+// as LaunchForPath's kMaxVecs); max_group_warps bounds the blocks of the
+// lanes / warp per row paths (WarpsPerBlockForRows).
 inline RowPlan PlanRows(int64_t rows, int64_t nv, int sm_count, int threads_per_sm,
-                        int max_vecs = kDefaultRowVecs) {
+                        int max_vecs = kDefaultRowVecs, int max_group_warps = kMaxGroupWarps) {
+  const auto group = [&](RowPath path) { return GroupPlan(path, rows, sm_count, max_group_warps); };
   // Short rows, up to one vector per lane of a warp (256 bf16 / fp16 or 128
   // fp32 elements when aligned): the smallest group of lanes that gives each
   // vector its own lane, several rows per warp, no shared memory, no barrier.
   // A warp per row would idle 32 - nv lanes: half of them at 128 bf16
   // elements, three quarters at 64 (H200, 2026-12-01, bf16 [27030*24, 128]:
   // 42% of copy bandwidth that way, 92% with 16 lanes per row).
-  if (nv <= 4) return GroupPlan(RowPath::kLanes4, rows, sm_count);
-  if (nv <= 8) return GroupPlan(RowPath::kLanes8, rows, sm_count);
-  if (nv <= 16) return GroupPlan(RowPath::kLanes16, rows, sm_count);
-  if (nv <= kWarpSize) return GroupPlan(RowPath::kWarp1, rows, sm_count);
+  if (nv <= 4) return group(RowPath::kLanes4);
+  if (nv <= 8) return group(RowPath::kLanes8);
+  if (nv <= 16) return group(RowPath::kLanes16);
+  if (nv <= kWarpSize) return group(RowPath::kWarp1);
   // Up to 4 vectors per lane a warp still holds the row without a barrier;
   // a block per row would idle most of its threads.
-  if (nv <= 2 * kWarpSize) return GroupPlan(RowPath::kWarp2, rows, sm_count);
+  if (nv <= 2 * kWarpSize) return group(RowPath::kWarp2);
   if (nv <= 4 * kWarpSize && max_vecs >= 4) {
-    return GroupPlan(RowPath::kWarp4, rows, sm_count);
+    return group(RowPath::kWarp4);
   }
   // Few rows: if the GPU holds every thread at once even with one vector per
   // thread, twice the threads per row halves each thread's share of the

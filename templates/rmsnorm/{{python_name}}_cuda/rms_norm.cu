@@ -17,7 +17,8 @@
 // per row. Launched overlapped (common/overlap.cuh): on sm_90+ the launch of
 // the next norm hides behind this one's tail; each kernel waits for the
 // previous one before it touches memory. Launch shapes measured and
-// rejected: docs/rmsnorm.md.
+// rejected: docs/rmsnorm.md. The tunable constants (register budget, short-row
+// block size, launch bound, loop block size): rms_norm_tuning.h.
 //
 // measured (H200, 2026-12-01, torch 2.11.0+cu130, CUDA 13.0, kbuild bench): bf16 32768x4096
 //   134.8 us (94.7% of copy), 0.99x-1.27x the best of torch.compile / Liger / QuACK from 2048
@@ -29,16 +30,18 @@
 #include "common/rms_row.cuh"
 #include "common/row_span.cuh"
 #include "rms_norm.h"
+#include "rms_norm_tuning.h"
 
 namespace {
 
 using namespace kernels_common;
+using namespace rms_norm_tuning;
 
 // Rows too long for registers: pass 1 sums squares, pass 2 re-reads x (an L2
 // hit: one row per block is at most a few hundred KB) and writes y. A split
 // row's edge elements (row_span.cuh) stay in registers between the passes.
 template <typename T, typename W, int V, bool kSplit>
-__global__ void __launch_bounds__(kLoopBlockThreads)
+__global__ void __launch_bounds__(kLoopThreads)
     RmsNormLoopKernel(T* __restrict__ y, const T* __restrict__ x,
                       const W* __restrict__ w, int hidden, int first_phase,
                       int64_t x_stride, int64_t y_stride, float inv_hidden,
@@ -90,9 +93,11 @@ cudaError_t LaunchRmsNorm(void* y, const void* x, const void* weight,
   const VectorAccess y_access{y, y_row_stride, elem};
   const VectorAccess w_access{weight, 0, DTypeSize(weight_dtype)};
   RowLaunch l;
-  const cudaError_t planned =
-      PlanRowLaunch(rows, hidden, elem, {x_access, y_access}, w_access, &l);
+  const cudaError_t planned = PlanRowLaunch(
+      rows, hidden, elem, {x_access, y_access}, w_access, &l, kVecs, kGroupWarps);
   if (planned != cudaSuccess) return planned;
+  // The loop kernel's block is this op's own (it strides by blockDim.x).
+  if (l.plan.path == RowPath::kBlockLoop) l.plan.threads = kLoopThreads;
   const int row_elems = static_cast<int>(hidden);  // <= 2^30: checked above
 
   return DispatchRowOp(
@@ -106,12 +111,13 @@ cudaError_t LaunchRmsNorm(void* y, const void* x, const void* weight,
         const auto* xp = static_cast<const T*>(x);
         const auto* wp = static_cast<const W*>(weight);
         const dim3 grid(static_cast<unsigned>(l.plan.blocks));
-        return LaunchForPath(
+        return LaunchForPath<kVecs>(
             l.plan.path,
             [&](auto vecs, auto group) {
               return LaunchOverlapped(
                   RmsNormRegisterKernel<T, W, V, decltype(vecs)::value,
-                                        decltype(group)::value, kSplit>,
+                                        decltype(group)::value, kSplit,
+                                        kMinBlocks>,
                   grid, dim3(l.plan.threads), stream, yp, xp, wp, rows,
                   row_elems, l.access.first_phase, x_row_stride, y_row_stride,
                   l.inv_hidden, eps);

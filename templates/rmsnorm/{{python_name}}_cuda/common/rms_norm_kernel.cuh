@@ -3,7 +3,9 @@
 // row): each thread loads its kVecs vectors of V elements once (and, on a
 // row split by row_span.cuh, kSplit, its head / tail elements), the row's
 // threads sum squares, then each thread scales and stores what it holds.
-// Launch it with LaunchOverlapped.
+// Launch it with LaunchOverlapped. kMinBlocks: the blocks of kMaxBlockThreads
+// per SM its __launch_bounds__ promises; 0 promises none (the same PTX as a
+// bound without the argument; 1 is not: ptxas then allocates differently).
 #pragma once
 
 #include <cstdint>
@@ -15,8 +17,9 @@
 namespace kernels_common {
 // static: internal linkage, so two kernel libraries loaded in one process
 // never resolve each other's kernel stubs (this header is for .cu files).
-template <typename T, typename W, int V, int kVecs, int kGroup, bool kSplit>
-static __global__ void __launch_bounds__(kMaxBlockThreads)
+template <typename T, typename W, int V, int kVecs, int kGroup, bool kSplit,
+          int kMinBlocks = 0>
+static __global__ void __launch_bounds__(kMaxBlockThreads, kMinBlocks)
     RmsNormRegisterKernel(T* __restrict__ y, const T* __restrict__ x,
                           const W* __restrict__ w, int64_t rows, int hidden,
                           int first_phase, int64_t x_stride, int64_t y_stride,
