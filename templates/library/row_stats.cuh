@@ -124,9 +124,9 @@ __device__ __forceinline__ RowStats LoopRowStats(const T* x_row, const RowSpan& 
   const int lanes = blockDim.x;
   Welford acc = MergeWelford::Identity();
   ForEachEdge<V, kSlots>(span, lane, lanes, [&](int m, int) { acc = WelfordAdd(acc, edges.v[m]); });
-  for (int idx = lane; idx < span.body; idx += lanes) {
-    acc = MergeWelford{}(acc, VectorWelford(*BodyVector<V, kSplit>(x_row, span, idx)));
-  }
+  ForEachLoopVector<V, kSplit>(x_row, span, 0, span.body, lane, lanes, [&](int, const auto& v) {
+    acc = MergeWelford{}(acc, VectorWelford(v));
+  });
   const Welford row = BlockReduce(acc, MergeWelford{}, scratch);
   return {row.mean, rsqrtf(row.m2 * inv_hidden + eps)};
 }

@@ -104,10 +104,10 @@ __global__ void __launch_bounds__(kLoopBlockThreads)
                                                       eps, sum_scratch, welford_scratch);
   const W* scale_row = RowOf<W>(scale, row, tokens);
   const W* shift_row = RowOf<W>(shift, row, tokens);
-  for (int idx = lane; idx < span.body; idx += lanes) {
-    StoreModulatedVector<kSplit>(y_row, *BodyVector<V, kSplit>(x_row, span, idx), idx, st,
-                                 scale_row, shift_row, span);
-  }
+  ForEachLoopVector<V, kSplit>(
+      x_row, span, 0, span.body, lane, lanes, [&](int idx, const Vec<T, V>& v) {
+        StoreModulatedVector<kSplit>(y_row, v, idx, st, scale_row, shift_row, span);
+      });
   StoreModulatedEdges<V>(y_row, edges, st, scale_row, shift_row, span, lane, lanes);
 }
 

@@ -65,11 +65,11 @@ __device__ __forceinline__ RowStats NormLoopStats(const T* x_row, const RowSpan&
                                                   float* sum_scratch, Welford* welford_scratch) {
   if constexpr (kNorm == NormKind::kRms) {
     float sum = edges.AddSquares(0.f);
-    for (int idx = lane; idx < span.body; idx += lanes) {
-      const Vec<T, V> v = *BodyVector<V, kSplit>(x_row, span, idx);
+    kernels_common::ForEachLoopVector<V, kSplit>(
+        x_row, span, 0, span.body, lane, lanes, [&](int, const Vec<T, V>& v) {
 #pragma unroll
-      for (int i = 0; i < V; ++i) sum += v.Get(i) * v.Get(i);
-    }
+          for (int i = 0; i < V; ++i) sum += v.Get(i) * v.Get(i);
+        });
     return {0.f, RmsScale(BlockSum(sum, sum_scratch), inv_hidden, eps)};
   } else {
     return kernels_common::LoopRowStats<V, kSplit>(x_row, span, edges, inv_hidden, eps,

@@ -135,11 +135,13 @@ __global__ void __launch_bounds__(kLoopBlockThreads, 2)
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, lane, lanes, edges);
   const RowStats st = LoopRowStats<V, kSplit>(x_row, span, edges, inv_hidden, eps, scratch);
-  for (int idx = lane; idx < span.body; idx += lanes) {
-    *BodyVector<V, kSplit>(y_row, span, idx) =
-        Normalize<!kSplit>(*BodyVector<V, kSplit>(x_row, span, idx), w, b,
-                           span.head + static_cast<int64_t>(idx) * V, st);
-  }
+  // Two loads in flight: with the weight and bias of four, the split
+  // fp32-weight kernels spilled (ptxas: 64 registers, two 512-thread blocks).
+  ForEachLoopVector<V, kSplit, 2>(
+      x_row, span, 0, span.body, lane, lanes, [&](int idx, const Vec<T, V>& v) {
+        *BodyVector<V, kSplit>(y_row, span, idx) =
+            Normalize<!kSplit>(v, w, b, span.head + static_cast<int64_t>(idx) * V, st);
+      });
   NormalizeEdges<V>(y_row, edges, w, b, st, span, lane, lanes);
 }
 

@@ -148,22 +148,23 @@ __device__ __forceinline__ void SoftmaxLoopRow(T* __restrict__ y,
   ForEachEdge<V, kEdgeSlots>(edge_span, lane, lanes, [&](int m, int) {
     mine = AddValues(mine, {edges.v[m]});
   });
-  for (int idx = begin + lane; idx < end; idx += lanes) {
-    const Vec<T, V> v = *BodyVector<V, kSplit>(x_row, span, idx);
-    float f[V];
+  ForEachLoopVector<V, kSplit>(
+      x_row, span, begin, end, lane, lanes, [&](int, const Vec<T, V>& v) {
+        float f[V];
 #pragma unroll
-    for (int i = 0; i < V; ++i) f[i] = v.Get(i);
-    mine = AddValues(mine, f);
-  }
+        for (int i = 0; i < V; ++i) f[i] = v.Get(i);
+        mine = AddValues(mine, f);
+      });
   MaxSum total = BlockReduce(mine, MergeMaxSum{}, scratch);
   if constexpr (kCluster > 1) {
     total = ClusterReduce<kCluster>(total, MergeMaxSum{}, &cluster_part);
   }
   const float inv_sum = 1.f / total.sum;
-  for (int idx = begin + lane; idx < end; idx += lanes) {
-    *BodyVector<V, kSplit>(y_row, span, idx) = SoftmaxVector(
-        *BodyVector<V, kSplit>(x_row, span, idx), total.max, inv_sum);
-  }
+  ForEachLoopVector<V, kSplit>(
+      x_row, span, begin, end, lane, lanes, [&](int idx, const Vec<T, V>& v) {
+        *BodyVector<V, kSplit>(y_row, span, idx) =
+            SoftmaxVector(v, total.max, inv_sum);
+      });
   StoreSoftmaxEdges<V>(y_row, edges, total.max, inv_sum, edge_span, lane,
                        lanes);
   if constexpr (kCluster > 1) ClusterReduceDone();
