@@ -63,10 +63,10 @@ TEST(NcuCommand, DefaultSetProfilesTheProjectKernelsOfOneCase) {
   const auto argv = NcuCommand(r);
   ASSERT_GE(argv.size(), 10u);
   EXPECT_EQ(argv[0], "/usr/local/cuda/bin/ncu");
-  EXPECT_EQ(std::vector<std::string>(argv.begin() + 1, argv.begin() + 11),
+  EXPECT_EQ(std::vector<std::string>(argv.begin() + 1, argv.begin() + 13),
             (std::vector<std::string>{"--csv", "--page", "details", "--print-units", "base",
                                       "--clock-control", "none", "--target-processes", "all",
-                                      "--section"}));
+                                      "--print-kernel-base", "mangled", "--section"}));
   EXPECT_EQ(std::count(argv.begin(), argv.end(), "--section"), 6);
   EXPECT_EQ(IndexOf(argv, "--set"), argv.size());
   const size_t metrics = IndexOf(argv, "--metrics");

@@ -21,10 +21,11 @@ const char kHeader[] =
     "\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
 
 std::string Row(const std::string& id, const std::string& kernel, const std::string& metric,
-                const std::string& unit, const std::string& value) {
+                const std::string& unit, const std::string& value,
+                const std::string& section = "Section") {
   return "\"" + id + "\",\"1\",\"python3\",\"host\",\"" + kernel +
-         "\",\"1\",\"7\",\"(256, 1, 1)\",\"(64, 1, 1)\",\"0\",\"9.0\",\"Section\",\"" + metric +
-         "\",\"" + unit + "\",\"" + value + "\"\n";
+         "\",\"1\",\"7\",\"(256, 1, 1)\",\"(64, 1, 1)\",\"0\",\"9.0\",\"" + section + "\",\"" +
+         metric + "\",\"" + unit + "\",\"" + value + "\"\n";
 }
 
 TEST(NcuReport, ParsesTheRecordedH200Report) {
@@ -91,6 +92,26 @@ TEST(NcuReport, UnquotesCommasAndDoubledQuotes) {
   EXPECT_EQ(kernel.name, "void k<1, 2>(\"x\", int)");
   EXPECT_EQ(kernel.Find("Note")->text, "a, \"b\"");
   EXPECT_FALSE(kernel.Value("Note").has_value());
+}
+
+// With --print-units base, ncu's details page has "Memory Throughput" twice
+// (H200, CUDA 13.0, 2026-12-01): a % in SpeedOfLight, byte/second in MemoryWorkloadAnalysis.
+TEST(NcuReport, OneMetricNameInTwoSectionsKeepsBothRows) {
+  const char kSol[] = "GPU Speed Of Light Throughput";
+  const char kMwa[] = "Memory Workload Analysis";
+  const std::string text =
+      std::string(kHeader) + Row("0", "k", "Memory Throughput", "%", "70.85", kSol) +
+      Row("0", "k", "Memory Throughput", "byte/second", "3403052527254.71", kMwa) +
+      Row("0", "k", "Memory Throughput", "%", "71.5", kSol);  // replaces
+  const auto report = ParseNcuCsv(text);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  const NcuKernel& kernel = report->kernels.at(0);
+  EXPECT_EQ(kernel.metrics.count("Memory Throughput"), 2u);
+  EXPECT_EQ(kernel.Value("Memory Throughput", "%"), 71.5);
+  EXPECT_EQ(kernel.Find("Memory Throughput", "%")->section, kSol);
+  EXPECT_EQ(kernel.Value("Memory Throughput", "byte/second"), 3403052527254.71);
+  EXPECT_EQ(kernel.Find("Memory Throughput", "byte/second")->section, kMwa);
+  EXPECT_EQ(kernel.Find("Memory Throughput", "cycle"), nullptr);
 }
 
 TEST(NcuReport, ATruncatedLastRowIsSkippedAndTheRestKept) {

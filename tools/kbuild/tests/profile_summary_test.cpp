@@ -24,6 +24,12 @@ NcuMetric Number(double value, const std::string& unit = "") {
   return {unit, value, std::to_string(value)};
 }
 
+// Replaces every row of `name` with one.
+void Set(NcuKernel& kernel, const std::string& name, NcuMetric metric) {
+  kernel.metrics.erase(name);
+  kernel.metrics.emplace(name, std::move(metric));
+}
+
 // A kernel with every metric the summary reads.
 NcuKernel Synthetic(double dram_pct, double sm_pct, double active_cycles, double warp_cycles = 8) {
   NcuKernel kernel;
@@ -161,7 +167,7 @@ TEST(ProfileSummary, MissingMetricsAreListedNotInvented) {
   kernel.metrics.erase("gpu__time_duration.sum");
   kernel.metrics.erase("SM Active Cycles");
   kernel.metrics.erase("Warp Cycles Per Issued Instruction");
-  kernel.metrics["Executed Instructions"] = {"inst", std::nullopt, "n/a"};
+  Set(kernel, "Executed Instructions", {"inst", std::nullopt, "n/a"});
   const ProfileSummary s = SummarizeKernel(kernel, {4800, 1e6});
   EXPECT_EQ(s.missing, (std::vector<std::string>{"gpu__time_duration.sum", "SM Active Cycles",
                                                  "Warp Cycles Per Issued Instruction",
@@ -183,9 +189,9 @@ TEST(ProfileSummary, MissingMetricsAreListedNotInvented) {
 TEST(ProfileSummary, DurationFallsBackToTheSectionAndNormalisesUnits) {
   NcuKernel kernel = Synthetic(55, 30, 500);
   kernel.metrics.erase("gpu__time_duration.sum");
-  kernel.metrics["Duration"] = Number(1.5, "ms");
+  Set(kernel, "Duration", Number(1.5, "ms"));
   EXPECT_DOUBLE_EQ(*SummarizeKernel(kernel, {}).duration_us, 1500);
-  kernel.metrics["Duration"] = Number(2500, "nsecond");
+  Set(kernel, "Duration", Number(2500, "nsecond"));
   EXPECT_DOUBLE_EQ(*SummarizeKernel(kernel, {}).duration_us, 2.5);
 }
 
@@ -211,14 +217,15 @@ TEST(ProfileSummary, TellsACoalescedKernelFromAnUncoalescedSpillingOne) {
   EXPECT_TRUE(bad.missing.empty()) << ::testing::PrintToString(bad.missing);
   EXPECT_EQ(good.verdict, "memory-bound near peak");
   EXPECT_TRUE(good.causes.empty());
+  // The access pattern leads: it is why the warps wait.
   EXPECT_EQ(bad.verdict,
-            "memory-bound far from peak: SMs busy, latency: 52.7 warp cycles per issued "
-            "instruction (more bytes in flight per thread or more resident warps); uncoalesced "
-            "global loads: 6% of each 32-byte sector is used (neighbouring threads should touch "
-            "neighbouring addresses); uncoalesced global stores: 12% of each 32-byte sector is "
-            "used (neighbouring threads should touch neighbouring addresses); local-memory "
-            "traffic: 262144 loads and 262144 stores executed (register spills or an array "
-            "indexed at run time)");
+            "uncoalesced global loads: 6% of each 32-byte sector is used (neighbouring threads "
+            "should touch neighbouring addresses); uncoalesced global stores: 12% of each 32-byte "
+            "sector is used (neighbouring threads should touch neighbouring addresses); "
+            "local-memory traffic: 262144 loads and 262144 stores executed (register spills or "
+            "an array indexed at run time); memory-bound far from peak: SMs busy, latency: 52.7 "
+            "warp cycles per issued instruction (more bytes in flight per thread or more "
+            "resident warps)");
   EXPECT_EQ(bad.causes.size(), 3u);
   EXPECT_NEAR(*good.dram_gbps, 4251.223, 0.001);
   EXPECT_NEAR(*good.dram_pct_of_measured, 88.57, 0.01);
@@ -244,6 +251,7 @@ TEST(ProfileSummary, TellsACoalescedKernelFromAnUncoalescedSpillingOne) {
   const nlohmann::json json = ProfileSummaryJson(bad);
   for (const char* key : {"id",
                           "kernel",
+                          "ncu_name",
                           "block",
                           "grid",
                           "duration_us",
@@ -276,17 +284,68 @@ TEST(ProfileSummary, TellsACoalescedKernelFromAnUncoalescedSpillingOne) {
                           "verdict"}) {
     EXPECT_TRUE(json.contains(key)) << key;
   }
-  EXPECT_EQ(json.size(), 32u);
+  EXPECT_EQ(json.size(), 33u);
   EXPECT_EQ(json["top_stalls"][0]["reason"], "long_scoreboard");
   EXPECT_DOUBLE_EQ(json["top_stalls"][0]["cycles_per_issued_instruction"].get<double>(), 38.6);
   EXPECT_EQ(json["causes"].size(), 3u);
 }
 
+// The recorded H200 run printed "memory 3412456802383.3%": the byte/second row
+// of MemoryWorkloadAnalysis had replaced SpeedOfLight's percent.
+TEST(ProfileSummary, MemoryThroughputIsThePercentRowNotTheByteRate) {
+  NcuKernel kernel = Synthetic(71, 50, 950, 25.8);
+  kernel.metrics.emplace(
+      "Memory Throughput",
+      NcuMetric{"byte/second", 3412456802383.3, "3412456802383.3", "Memory Workload Analysis"});
+  const ProfileSummary s = SummarizeKernel(kernel, {});
+  EXPECT_EQ(s.memory_pct, 71);
+  EXPECT_NE(RenderProfileSummary(s).find("throughput  DRAM 71.0%, memory 71.0%, SM 50.0%"),
+            std::string::npos);
+  kernel.metrics.erase("Memory Throughput");
+  kernel.metrics.emplace("Memory Throughput",
+                         NcuMetric{"byte/second", 3412456802383.3, "3412456802383.3", ""});
+  const ProfileSummary only_rate = SummarizeKernel(kernel, {});
+  EXPECT_FALSE(only_rate.memory_pct);
+  EXPECT_NE(std::find(only_rate.missing.begin(), only_rate.missing.end(), "Memory Throughput"),
+            only_rate.missing.end());
+}
+
+TEST(ProfileSummary, StructuralCausesLeadTheVerdictOtherCausesFollow) {
+  NcuKernel kernel = Synthetic(19, 5, 950, 357.6);
+  Set(kernel, "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct", Number(12.5, "%"));
+  Set(kernel, "smsp__sass_inst_executed_op_local_ld.sum", Number(524288, "inst"));
+  Set(kernel, "sm__maximum_warps_per_active_cycle_pct", Number(25, "%"));
+  Set(kernel, "launch__occupancy_limit_registers", Number(1, "block"));
+  const ProfileSummary s = SummarizeKernel(kernel, {});
+  EXPECT_EQ(s.verdict,
+            "uncoalesced global loads: 12% of each 32-byte sector is used (neighbouring threads "
+            "should touch neighbouring addresses); local-memory traffic: 524288 loads and 0 "
+            "stores executed (register spills or an array indexed at run time); memory-bound far "
+            "from peak: SMs busy, latency: 357.6 warp cycles per issued instruction (more bytes "
+            "in flight per thread or more resident warps); occupancy limited to 25% by registers");
+  EXPECT_EQ(s.causes.size(), 3u);
+  EXPECT_EQ(s.causes.back(), "occupancy limited to 25% by registers");
+}
+
+TEST(ProfileSummary, ShowsTheDemangledNameAndKeepsNcus) {
+  NcuKernel kernel = Synthetic(85, 30, 990);
+  kernel.name =
+      "_ZN11bad_kernels45_GLOBAL__N__afc59adf_12_slow_copy_cu_8fdd805714SlowCopyKernelEPfPKfli";
+  const ProfileSummary s = SummarizeKernel(kernel, {});
+  EXPECT_EQ(s.kernel,
+            "bad_kernels::(anonymous namespace)::SlowCopyKernel(float*, float const*, long, int)");
+  EXPECT_EQ(s.ncu_name, kernel.name);
+  EXPECT_TRUE(RenderProfileSummary(s).starts_with(
+      "kernel      bad_kernels::(anonymous namespace)::SlowCopyKernel(float*, float const*, "
+      "long, int) (ID 0)\n"));
+  EXPECT_EQ(ProfileSummaryJson(s)["ncu_name"], kernel.name);
+}
+
 TEST(ProfileSummary, LowTheoreticalOccupancyIsACause) {
   NcuKernel kernel = Synthetic(55, 30, 950, 24.5);
-  kernel.metrics["sm__maximum_warps_per_active_cycle_pct"] = Number(25, "%");
-  kernel.metrics["launch__occupancy_limit_registers"] = Number(1, "block");
-  kernel.metrics["launch__occupancy_limit_warps"] = Number(8, "block");
+  Set(kernel, "sm__maximum_warps_per_active_cycle_pct", Number(25, "%"));
+  Set(kernel, "launch__occupancy_limit_registers", Number(1, "block"));
+  Set(kernel, "launch__occupancy_limit_warps", Number(8, "block"));
   const ProfileSummary s = SummarizeKernel(kernel, {});
   EXPECT_EQ(s.causes, (std::vector<std::string>{"occupancy limited to 25% by registers"}));
   EXPECT_TRUE(s.verdict.ends_with("; occupancy limited to 25% by registers")) << s.verdict;

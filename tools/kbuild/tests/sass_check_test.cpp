@@ -84,18 +84,5 @@ TEST(SassCheck, ReadsPredicatesWidthsAndKeepsTheFirstArchitecture) {
   EXPECT_EQ(functions[0].name, "k(float*)");
 }
 
-TEST(SassCheck, KernelBaseNameAgreesBetweenNcuAndTheDemangler) {
-  EXPECT_EQ(KernelBaseName("void kernels_common::RmsNormRegisterKernel<__nv_bfloat16, "
-                           "__nv_bfloat16, 8, 1, 0, 0>(T1 *, const T1 *, const T2 *, long)"),
-            "RmsNormRegisterKernel");
-  EXPECT_EQ(KernelBaseName("void kernels_common::RmsNormRegisterKernel<__nv_bfloat16, "
-                           "__nv_bfloat16, 8, 1, 0, 0>(__nv_bfloat16*, __nv_bfloat16 const*)"),
-            "RmsNormRegisterKernel");
-  EXPECT_EQ(KernelBaseName("bad_strided(__nv_bfloat16 *, const __nv_bfloat16 *, int)"),
-            "bad_strided");
-  EXPECT_EQ(KernelBaseName("kbuild_spin_kernel"), "kbuild_spin_kernel");
-  EXPECT_EQ(KernelBaseName("void a::b<c::d<1>>::K<(int)2>(int)"), "K");
-}
-
 }  // namespace
 }  // namespace kb

@@ -45,15 +45,13 @@ void RenderOutcome(Report& report, const ProfileOutcome& out, const std::string&
   for (const ProfiledKernel& k : out.kernels) {
     std::string text = RenderProfileSummary(k.summary);
     if (k.sass) {
-      text += "sass        " + SassCheckLine(*k.sass);
-      if (k.sass_candidates > 1)
-        text += " (" + std::to_string(k.sass_candidates) + " kernels of this name)";
-      text += "\n";
+      text += "sass        " + SassCheckLine(*k.sass) + "\n";
       for (const std::string& finding : SassFindings(*k.sass))
         text += "            " + finding + "\n";
     } else {
       text += "sass        ? (" +
-              (out.sass_problem.empty() ? "no project kernel of this name" : out.sass_problem) +
+              (out.sass_problem.empty() ? "no project kernel has ncu's name for it"
+                                        : out.sass_problem) +
               ")\n";
     }
     report.Line(text);
@@ -123,6 +121,7 @@ int RunProfileCommand(const GlobalOptions& global, const ProfileFlags& flags) {
   const NcuDiscovery ncu = FindNcu();
   if (no_gpu) {
     o.ncu_problem = "no GPU: " + built.error().message;
+    o.ncu_unavailable = NcuUnavailable::kNoGpu;
   } else if (!ncu.ncu) {
     o.ncu_problem = ncu.problem;
   } else {
@@ -220,7 +219,8 @@ void AddProfileCommand(CLI::App& app, const GlobalOptions& global, Invocation& i
       "Output: per profiled kernel the fields above, the verdict and the SASS line; ncu's whole "
       "output in build/profile/<case>.csv and the run's log in build/logs/profile.log.\n"
       "ncu runs as: ncu --csv --page details --print-units base --clock-control none "
-      "--target-processes all --section ... --metrics ... --kernel-name-base mangled "
+      "--target-processes all --section ... --metrics ... --print-kernel-base mangled "
+      "--kernel-name-base mangled "
       "--kernel-name regex:^(<the project's kernels>)$ --launch-skip 3 --launch-count 1 "
       "build/cmake/kbuild_benchmarks --benchmark_filter=^<case>(/|$).\n"
       "Environment: KBUILD_NCU names ncu (else ncu on PATH, $CUDA_HOME/bin/ncu, "

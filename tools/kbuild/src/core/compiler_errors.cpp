@@ -1,12 +1,10 @@
 #include "core/compiler_errors.h"
 
-#include <cxxabi.h>
-
-#include <cstdlib>
-#include <memory>
 #include <regex>
 #include <sstream>
 #include <vector>
+
+#include "core/kernel_names.h"
 
 namespace kb {
 
@@ -44,15 +42,6 @@ void TakeGccEcho(const std::vector<std::string>& lines, size_t i, CompilerDiagno
   d.source_line = echoed.substr(bar + 3);
 }
 
-// "_Z3fooi" -> "foo(int)"; anything else as it is (ld usually demangles).
-std::string Demangled(const std::string& symbol) {
-  if (!symbol.starts_with("_Z")) return symbol;
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> out(
-      abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status), std::free);
-  return status == 0 && out ? std::string(out.get()) : symbol;
-}
-
 // GNU ld: "x.cpp.o: in function `f':" then "[file:line: | x.cpp:(.text+0x5): ]undefined
 // reference to `sym'"; lld: "error: undefined symbol: sym".
 std::optional<CompilerDiagnostic> UndefinedSymbol(const std::vector<std::string>& lines, size_t i) {
@@ -64,17 +53,17 @@ std::optional<CompilerDiagnostic> UndefinedSymbol(const std::vector<std::string>
   d.kind = CompilerDiagnostic::Kind::kLink;
   std::string object, function;
   if (std::regex_search(lines[i], m, gnu)) {
-    d.message = "undefined symbol '" + Demangled(m[3]) + "'";
+    d.message = "undefined symbol '" + Demangle(m[3]) + "'";
     if (m[1].matched) {  // "file:line:" when the object has debug info
       d.file = m[1];
       d.line = std::stoi(m[2]);
     }
     if (i > 0 && std::regex_match(lines[i - 1], m, in_function)) {
       object = m[1];
-      function = Demangled(m[2]);
+      function = Demangle(m[2]);
     }
   } else if (std::regex_search(lines[i], m, lld)) {
-    d.message = "undefined symbol '" + Demangled(m[1]) + "'";
+    d.message = "undefined symbol '" + Demangle(m[1]) + "'";
   } else {
     return std::nullopt;
   }

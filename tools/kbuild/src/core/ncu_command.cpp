@@ -57,7 +57,10 @@ std::vector<std::string> NcuCommand(const NcuRequest& r) {
                                    // Base units: "ns", "byte", "byte/second" whatever the size.
                                    "--print-units", "base",
                                    // The clocks the benchmark ran at, so durations compare.
-                                   "--clock-control", "none", "--target-processes", "all"};
+                                   "--clock-control", "none", "--target-processes", "all",
+                                   // Names as cuobjdump has them: the SASS is matched by them,
+                                   // and ncu's demangling drops namespaces and template types.
+                                   "--print-kernel-base", "mangled"};
   if (r.metric_set == "full") {
     argv.insert(argv.end(), {"--set", "full"});
   } else {

@@ -106,13 +106,18 @@ Error NoCsvError(std::string_view text, bool saw_header) {
 
 }  // namespace
 
-const NcuMetric* NcuKernel::Find(const std::string& metric_name) const {
-  const auto it = metrics.find(metric_name);
-  return it == metrics.end() ? nullptr : &it->second;
+const NcuMetric* NcuKernel::Find(const std::string& metric_name,
+                                 std::optional<std::string_view> unit) const {
+  const auto [first, last] = metrics.equal_range(metric_name);
+  for (auto it = first; it != last; ++it) {
+    if (!unit || it->second.unit == *unit) return &it->second;
+  }
+  return nullptr;
 }
 
-std::optional<double> NcuKernel::Value(const std::string& metric_name) const {
-  const NcuMetric* metric = Find(metric_name);
+std::optional<double> NcuKernel::Value(const std::string& metric_name,
+                                       std::optional<std::string_view> unit) const {
+  const NcuMetric* metric = Find(metric_name, unit);
   return metric ? metric->value : std::nullopt;
 }
 
@@ -175,7 +180,16 @@ Expected<NcuReport> ParseNcuCsv(std::string_view text) {
     const std::string metric = FieldAt(*fields, columns->metric);
     if (!metric.empty()) {
       const std::string value = FieldAt(*fields, columns->value);
-      kernel.metrics[metric] = {FieldAt(*fields, columns->unit), ParseNcuNumber(value), value};
+      NcuMetric row{FieldAt(*fields, columns->unit), ParseNcuNumber(value), value,
+                    FieldAt(*fields, columns->section)};
+      // A name repeated in the same section replaces the row; in another, both are kept.
+      auto [it, last] = kernel.metrics.equal_range(metric);
+      while (it != last && it->second.section != row.section) ++it;
+      if (it != last) {
+        it->second = std::move(row);
+      } else {
+        kernel.metrics.emplace(metric, std::move(row));
+      }
     } else if (const std::string rule = FieldAt(*fields, columns->rule); !rule.empty()) {
       kernel.rules.push_back({FieldAt(*fields, columns->section), rule,
                               FieldAt(*fields, columns->rule_type),

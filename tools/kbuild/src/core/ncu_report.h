@@ -23,6 +23,7 @@ struct NcuMetric {
   std::string unit;             // "ns", "%", "cycle", "" ...
   std::optional<double> value;  // when the text is a number (thousands separators removed)
   std::string text;             // as ncu printed it, e.g. "7,279" or "n/a"
+  std::string section;          // "GPU Speed Of Light Throughput", "Command line profiler metrics"
 };
 
 // A rule's finding (ncu's guidance), e.g. SOLBottleneck: "grid is too small".
@@ -36,16 +37,20 @@ struct NcuRule {
 struct NcuKernel {
   long id = 0;
   std::string process_id;
-  std::string name;   // demangled, as ncu printed it
+  std::string name;   // as ncu printed it: mangled with --print-kernel-base mangled
   std::string block;  // "(512, 1, 1)"
   std::string grid;
-  std::map<std::string, NcuMetric> metrics;  // by metric name
+  // By metric name; one name can be in two sections with different units
+  // ("Memory Throughput": % in SpeedOfLight, byte/second in MemoryWorkloadAnalysis).
+  std::multimap<std::string, NcuMetric> metrics;
   std::vector<NcuRule> rules;
 
-  // The metric named `name`, or nullptr.
-  const NcuMetric* Find(const std::string& name) const;
+  // The first row of the metric named `name` (of that unit when `unit` is
+  // given), or nullptr.
+  const NcuMetric* Find(const std::string& name, std::optional<std::string_view> unit = {}) const;
   // Its numeric value, or nothing when missing or not a number.
-  std::optional<double> Value(const std::string& name) const;
+  std::optional<double> Value(const std::string& name,
+                              std::optional<std::string_view> unit = {}) const;
 };
 
 struct NcuReport {

@@ -125,6 +125,7 @@ nlohmann::json ProfileSummaryJson(const ProfileSummary& s) {
   return {
       {"id", s.id},
       {"kernel", s.kernel},
+      {"ncu_name", s.ncu_name},
       {"block", s.block},
       {"grid", s.grid},
       {"duration_us", OrNull(s.duration_us)},

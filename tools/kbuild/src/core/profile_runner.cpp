@@ -1,5 +1,6 @@
 #include "core/profile_runner.h"
 
+#include "core/kernel_names.h"
 #include "core/message_text.h"
 #include "core/ncu_report.h"
 #include "core/process_outcome.h"
@@ -86,7 +87,7 @@ void RunNcu(FileSystem& fs, ProcessRunner& runner, ProfileRunOptions& o, Profile
     }
     ProfiledKernel k;
     k.summary = SummarizeKernel(kernel, o.context);
-    if (const SassFunction* f = MatchSass(k.summary, out.sass, &k.sass_candidates)) k.sass = *f;
+    if (const SassFunction* f = MatchSass(k.summary, out.sass)) k.sass = *f;
     out.kernels.push_back(std::move(k));
   }
   if (out.kernels.empty()) {
@@ -99,24 +100,23 @@ void RunNcu(FileSystem& fs, ProcessRunner& runner, ProfileRunOptions& o, Profile
 
 }  // namespace
 
-const SassFunction* MatchSass(const ProfileSummary& summary, const std::vector<SassFunction>& sass,
-                              int* candidates) {
-  const std::string base = KernelBaseName(summary.kernel);
-  std::vector<const SassFunction*> named;
+const SassFunction* MatchSass(const ProfileSummary& summary,
+                              const std::vector<SassFunction>& sass) {
   for (const SassFunction& f : sass) {
-    if (KernelBaseName(f.name) == base) named.push_back(&f);
+    if (SameKernel(summary.ncu_name, f.mangled)) return &f;
   }
-  *candidates = static_cast<int>(named.size());
-  if (named.size() > 1 && summary.registers_per_thread) {
-    std::vector<const SassFunction*> same_registers;
-    for (const SassFunction* f : named) {
-      if (f->registers && *f->registers == *summary.registers_per_thread) {
-        same_registers.push_back(f);
-      }
-    }
-    if (!same_registers.empty()) named = same_registers;
+  return nullptr;
+}
+
+std::string NcuUnavailableHint(NcuUnavailable why) {
+  switch (why) {
+    case NcuUnavailable::kNoGpu:
+      return "ncu profiles on a GPU: run kbuild profile where nvidia-smi lists one (the SASS "
+             "check below needs none)";
+    case NcuUnavailable::kNotFound:
+      break;
   }
-  return named.empty() ? nullptr : named.front();
+  return "install Nsight Compute (it ships with the CUDA Toolkit) or point KBUILD_NCU at ncu";
 }
 
 Expected<ProfileOutcome> RunProfile(FileSystem& fs, ProcessRunner& runner,
@@ -128,8 +128,7 @@ Expected<ProfileOutcome> RunProfile(FileSystem& fs, ProcessRunner& runner,
     RunNcu(fs, runner, options, out);
   } else {
     out.ncu_problem = options.ncu_problem;
-    out.ncu_hint =
-        "install Nsight Compute (it ships with the CUDA Toolkit) or point KBUILD_NCU at ncu";
+    out.ncu_hint = NcuUnavailableHint(options.ncu_unavailable);
   }
   if (!out.ncu_ran && out.sass.empty()) {
     return MakeError(

@@ -20,9 +20,13 @@
 
 namespace kb {
 
+// Why ncu is not run; each has its own hint.
+enum class NcuUnavailable { kNotFound, kNoGpu };
+
 struct ProfileRunOptions {
-  std::optional<NcuLocation> ncu;   // nothing: SASS only, `ncu_problem` says why
-  std::string ncu_problem;          // why ncu is not run (no GPU, not found)
+  std::optional<NcuLocation> ncu;  // nothing: SASS only, `ncu_problem` says why
+  std::string ncu_problem;         // why ncu is not run (no GPU, not found)
+  NcuUnavailable ncu_unavailable = NcuUnavailable::kNotFound;
   std::filesystem::path cuobjdump;  // empty when not found
   std::filesystem::path project_library;
   NcuRequest request;  // ncu path, binary, case filter, set, launches (project_kernels filled here)
@@ -35,8 +39,7 @@ struct ProfileRunOptions {
 
 struct ProfiledKernel {
   ProfileSummary summary;
-  std::optional<SassFunction> sass;  // the project kernel of the same name, when found
-  int sass_candidates = 0;           // how many kernels had that name (template instances)
+  std::optional<SassFunction> sass;  // the project kernel ncu profiled, when found
 };
 
 struct ProfileOutcome {
@@ -54,8 +57,11 @@ struct ProfileOutcome {
 Expected<ProfileOutcome> RunProfile(FileSystem& fs, ProcessRunner& runner,
                                     ProfileRunOptions options);
 
-// The SASS kernel an ncu kernel name is: same base name, then the same register count.
-const SassFunction* MatchSass(const ProfileSummary& summary, const std::vector<SassFunction>& sass,
-                              int* candidates);
+// The SASS kernel ncu profiled: the one of the same mangled name (kernel_names.h
+// SameKernel), or nullptr; never one of several instantiations picked by base name.
+const SassFunction* MatchSass(const ProfileSummary& summary, const std::vector<SassFunction>& sass);
+
+// How to get counters when ncu cannot run for `why`.
+std::string NcuUnavailableHint(NcuUnavailable why);
 
 }  // namespace kb

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/kernel_names.h"
+
 namespace kb {
 
 namespace {
@@ -117,9 +119,10 @@ std::vector<WarpStall> TopStalls(const NcuKernel& kernel) {
   return stalls;
 }
 
-// What the counters name as a problem, whatever the verdict: these are what a
-// slow kernel's author fixes first.
-std::vector<std::string> Causes(const ProfileSummary& s) {
+// What the counters name as wrong with the access pattern, whatever the
+// verdict: these are what a slow kernel's author fixes first, and they explain
+// the latency (lg_throttle behind wasted sectors and local memory).
+std::vector<std::string> StructuralCauses(const ProfileSummary& s) {
   std::vector<std::string> causes;
   const auto sectors = [&causes](const std::optional<double>& pct, const char* what) {
     if (pct && *pct < kUncoalescedSectorUsePct) {
@@ -138,6 +141,11 @@ std::vector<std::string> Causes(const ProfileSummary& s) {
         "array indexed at run time)",
         s.local_loads.value_or(0), s.local_stores.value_or(0)));
   }
+  return causes;
+}
+
+std::vector<std::string> OtherCauses(const ProfileSummary& s) {
+  std::vector<std::string> causes;
   if (s.theoretical_occupancy_pct && *s.theoretical_occupancy_pct < kLowOccupancyPct) {
     causes.push_back(fmt::format("occupancy limited to {:.0f}% by {}", *s.theoretical_occupancy_pct,
                                  s.occupancy_limiter.empty() ? "?" : s.occupancy_limiter));
@@ -209,14 +217,17 @@ std::string Verdict(const ProfileSummary& s) {
 ProfileSummary SummarizeKernel(const NcuKernel& kernel, const ProfileContext& context) {
   ProfileSummary s;
   s.id = kernel.id;
-  s.kernel = kernel.name;
+  s.kernel = DisplayKernelName(kernel.name);
+  s.ncu_name = kernel.name;
   s.block = kernel.block;
   s.grid = kernel.grid;
   s.duration_us = DurationUs(kernel);
   if (!s.duration_us) s.missing.push_back(kDurationMetric);
   s.dram_pct = Metric(kernel, s.missing, {kDram});
   s.sm_pct = Metric(kernel, s.missing, {kSm});
-  s.memory_pct = Metric(kernel, s.missing, {kMemory});
+  // MemoryWorkloadAnalysis has a byte/second "Memory Throughput" too.
+  s.memory_pct = kernel.Value(kMemory, "%");
+  if (!s.memory_pct) s.missing.push_back(kMemory);
   s.registers_per_thread = Metric(kernel, s.missing, {kRegisters, kRegistersSection});
   s.elapsed_cycles = Metric(kernel, s.missing, {kElapsed});
   s.sm_active_cycles = Metric(kernel, s.missing, {kSmActive});
@@ -253,9 +264,14 @@ ProfileSummary SummarizeKernel(const NcuKernel& kernel, const ProfileContext& co
   s.store_sector_use_pct = Metric(kernel, s.missing, {kStoreSectorUse});
   s.top_stalls = TopStalls(kernel);
   if (s.top_stalls.empty()) s.missing.push_back(std::string(kStallPrefix) + "*");
-  s.causes = Causes(s);
-  s.verdict = Verdict(s);
-  for (const std::string& cause : s.causes) s.verdict += "; " + cause;
+  // The structural causes lead: they are why the kernel is where the verdict puts it.
+  s.causes = StructuralCauses(s);
+  const std::vector<std::string> others = OtherCauses(s);
+  std::vector<std::string> parts = s.causes;
+  parts.push_back(Verdict(s));
+  parts.insert(parts.end(), others.begin(), others.end());
+  s.causes.insert(s.causes.end(), others.begin(), others.end());
+  s.verdict = fmt::format("{}", fmt::join(parts, "; "));
   return s;
 }
 

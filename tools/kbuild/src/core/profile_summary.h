@@ -27,13 +27,14 @@ struct WarpStall {
 
 struct ProfileSummary {
   long id = 0;
-  std::string kernel;
+  std::string kernel;    // to show: demangled (kernel_names.h)
+  std::string ncu_name;  // as ncu printed it (mangled): what the SASS is matched by
   std::string block;
   std::string grid;
   std::optional<double> duration_us;
   std::optional<double> dram_pct;    // "DRAM Throughput", % of peak
   std::optional<double> sm_pct;      // "Compute (SM) Throughput"
-  std::optional<double> memory_pct;  // "Memory Throughput" (the busiest of DRAM, L1, L2)
+  std::optional<double> memory_pct;  // "Memory Throughput" in % (the busiest of DRAM, L1, L2)
   std::optional<double> registers_per_thread;
   std::optional<double> elapsed_cycles;
   std::optional<double> sm_active_cycles;
@@ -56,7 +57,7 @@ struct ProfileSummary {
   std::optional<double> store_sector_use_pct;  // ... written by global stores
   std::vector<WarpStall> top_stalls;           // largest first, at most kTopStalls
   std::vector<std::string> missing;            // ncu metric names not in the report
-  std::vector<std::string> causes;             // named problems, also appended to the verdict
+  std::vector<std::string> causes;             // named problems, also in the verdict
   std::string verdict;
 };
 

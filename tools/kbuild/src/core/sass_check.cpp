@@ -1,13 +1,12 @@
 #include "core/sass_check.h"
 
-#include <cxxabi.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cstdlib>
-#include <memory>
 #include <set>
 #include <sstream>
+
+#include "core/kernel_names.h"
 
 namespace kb {
 
@@ -19,13 +18,6 @@ std::string_view Trim(std::string_view s) {
     s.remove_suffix(1);
   }
   return s;
-}
-
-std::string Demangle(const std::string& mangled) {
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> out(
-      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), std::free);
-  return status == 0 && out ? std::string(out.get()) : mangled;
 }
 
 // Access width in bits from the opcode's modifiers: LDG.E.128.CONSTANT -> 128,
@@ -149,37 +141,6 @@ void AddResourceUsage(std::string_view text, std::vector<SassFunction>& function
     }
     name.clear();
   }
-}
-
-std::string KernelBaseName(std::string_view demangled) {
-  std::string_view s = Trim(demangled);
-  if (s.starts_with("void ")) s.remove_prefix(5);
-  // Cut the parameter list: the first '(' outside template brackets.
-  int depth = 0;
-  size_t end = s.size();
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '<') ++depth;
-    if (s[i] == '>' && depth > 0) --depth;
-    if (s[i] == '(' && depth == 0) {
-      end = i;
-      break;
-    }
-  }
-  s = s.substr(0, end);
-  // Drop trailing template arguments, then the namespaces.
-  if (s.ends_with(">")) {
-    depth = 0;
-    for (size_t i = s.size(); i-- > 0;) {
-      if (s[i] == '>') ++depth;
-      if (s[i] == '<' && --depth == 0) {
-        s = s.substr(0, i);
-        break;
-      }
-    }
-  }
-  const size_t colon = s.rfind("::");
-  if (colon != std::string_view::npos) s.remove_prefix(colon + 2);
-  return std::string(Trim(s));
 }
 
 std::string SassCheckLine(const SassFunction& f) {

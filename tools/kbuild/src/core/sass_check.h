@@ -37,11 +37,6 @@ std::vector<SassFunction> ParseCuobjdumpSass(std::string_view text);
 // kernels only res-usage lists are appended.
 void AddResourceUsage(std::string_view text, std::vector<SassFunction>& functions);
 
-// "RmsNormKernel" from "void ns::RmsNormKernel<float, 4>(float *, int)" (ncu's
-// demangled names and c++filt's differ in spacing and template arguments; the
-// base name is what both agree on).
-std::string KernelBaseName(std::string_view demangled);
-
 // "loads 2x LDG.128; stores 1x STG.128, 4x STG.16; local memory: none; 28 registers, stack 0 B"
 std::string SassCheckLine(const SassFunction& function);
 
