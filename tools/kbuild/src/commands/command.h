@@ -37,18 +37,16 @@ void AddBenchCommand(CLI::App& app, const GlobalOptions& global, Invocation& inv
 void AddSkillCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 void AddTuneCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 void AddProfileCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
+void AddOptimizeCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 
 // In --help order. New commands (optimize, package) add one line here and one file in commands/.
 inline constexpr CommandEntry kCommands[] = {
-    {"init", AddInitCommand},
-    {"check", AddCheckCommand},
-    {"build", AddBuildCommand, true},
-    {"test", AddTestCommand, true},
-    {"bench", AddBenchCommand, true},
-    {"profile", AddProfileCommand, true},
-    {"tune", AddTuneCommand},  // locks nothing itself: each variant builds in its own copy
-    {"doctor", AddDoctorCommand},
-    {"skill", AddSkillCommand},
+    {"init", AddInitCommand},         {"check", AddCheckCommand},
+    {"build", AddBuildCommand, true}, {"test", AddTestCommand, true},
+    {"bench", AddBenchCommand, true}, {"profile", AddProfileCommand, true},
+    {"tune", AddTuneCommand},          // locks nothing itself: each variant builds in its own copy
+    {"optimize", AddOptimizeCommand},  // likewise: each worker builds in its own copy
+    {"doctor", AddDoctorCommand},     {"skill", AddSkillCommand},
 };
 
 // Builds the root application: global options and every command of kCommands.

@@ -1,0 +1,263 @@
+// kbuild optimize: the agentic loop. A proposer (any agent's command line, or
+// the builtin one over kbuild.toml [tune]) writes candidates; each is built,
+// run through the full test suite and benchmarked in a copy of the project;
+// failures go back for repair; K islands evolve their own best. Writes
+// results/optimize-<timestamp>/ (optimize_run.h).
+#include <fmt/format.h>
+
+#include <memory>
+#include <system_error>
+
+#include "commands/command.h"
+#include "core/config.h"
+#include "core/harness_targets.h"
+#include "core/kbuild_home.h"
+#include "core/optimize_run.h"
+#include "core/report.h"
+#include "core/tune_child.h"
+#include "core/tune_space.h"
+#include "core/tune_workspace.h"
+
+namespace kb {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kReferences[] = {"kernel-patterns.md", "h100-h200.md", "harness.md"};
+
+struct OptimizeFlags {
+  std::string proposer;
+  std::string description;
+  int budget = 20;
+  double time = 0;
+  int islands = 2;
+  int repair = 2;
+  int migrate_every = 10;
+  int restart_after = 12;
+  double proposer_timeout = 1800;
+  double child_timeout = 900;
+  std::string filter;
+  std::string resume;
+  bool json = false;
+};
+
+fs::path RunningKbuild() {
+  std::error_code ec;
+  const auto exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec || exe.empty() ? fs::path("/proc/self/exe") : exe;
+}
+
+// gpu.md: what `kbuild doctor --json` says about this machine ("" when it says nothing).
+std::string GpuText(ProcessRunner& runner, const fs::path& exe) {
+  RunOptions options;
+  options.timeout_seconds = 120;
+  const ProcessResult r = runner.Run({exe.string(), "doctor", "--json"}, options);
+  const nlohmann::json doc = ChildDocument(r.output);
+  if (doc.is_null()) return "";
+  return "# This machine (kbuild doctor --json)\n\n```json\n" + doc.dump(2) + "\n```\n";
+}
+
+nlohmann::json AttemptSummaryJson(const Attempt& a) {
+  return {{"id", a.candidate.id},
+          {"island", a.candidate.island},
+          {"parent", a.candidate.parent},
+          {"verdict", VerdictWord(a.verdict)},
+          {"score", a.score},
+          {"first_error", a.first_error}};
+}
+
+int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) {
+  Report report("optimize", flags.json);
+  RealFileSystem fs;
+  RealProcessRunner runner;
+  fs::path project = fs::absolute(global.project_dir).lexically_normal();
+  if (project.filename().empty()) project = project.parent_path();
+  auto config = LoadProjectConfig(fs, project);
+  if (!config) return report.Fail(config.error());
+
+  OptimizeOptions options;
+  options.builtin = flags.proposer == "builtin";
+  options.budget = flags.budget;
+  options.time_limit_seconds = flags.time;
+  options.islands = {flags.islands, flags.repair, flags.migrate_every, flags.restart_after};
+  options.task.project_dir = project;
+  options.task.op = config->name;
+  options.task.description = flags.description;
+  for (const auto& kernel : config->kernels) {
+    for (const auto& src : kernel.src)
+      options.task.sources.push_back(fs::path(src).lexically_normal());
+  }
+  if (config->torch) {
+    for (const auto& src : config->torch->src)
+      options.task.sources.push_back(fs::path(src).lexically_normal());
+  }
+  for (const char* name : kReferences)
+    options.task.references.push_back(KbuildHome() / "references" / name);
+
+  auto run_dir = flags.resume.empty() ? NewOptimizeRunFolder(fs, project, FileTimestamp())
+                                      : ResumeOptimizeRunFolder(fs, project, flags.resume);
+  if (!run_dir) return report.Fail(run_dir.error());
+  options.run_dir = *run_dir;
+  auto snapshot = SnapshotProject(fs, project);
+  if (!snapshot) return report.Fail(snapshot.error());
+  if (!snapshot->skipped_links.empty()) {
+    report.Warning(fmt::format("{} symlink(s) left out of the copies, e.g. {}",
+                               snapshot->skipped_links.size(),
+                               snapshot->skipped_links.front().string()));
+  }
+  const fs::path exe = RunningKbuild();
+  options.task.gpu_text = GpuText(runner, exe);
+
+  std::unique_ptr<Proposer> proposer;
+  if (options.builtin) {
+    TuneSpace space;
+    if (fs.KindOf(project / "kbuild.toml") == FileKind::kRegular) {
+      auto read = ReadTuneSpace(fs, project);
+      if (!read) return report.Fail(read.error());
+      space = std::move(*read);
+    }
+    if (space.params.empty()) {
+      return report.Fail(MakeError(
+          ExitCode::kUsage, "--proposer builtin needs parameters in kbuild.toml [tune.params]",
+          "declare the macros the kernel reads (see kbuild tune --help), "
+          "or give --proposer a command"));
+    }
+    proposer = std::make_unique<BuiltinProposer>(std::move(space), 0);
+  } else {
+    proposer = std::make_unique<CommandProposer>(fs, runner, flags.proposer, project,
+                                                 flags.proposer_timeout);
+  }
+  ChildEvaluatorSetup setup;
+  setup.run_dir = options.run_dir;
+  setup.kbuild_exe = exe;
+  setup.snapshot = &*snapshot;
+  setup.build_timeout_seconds = setup.test_timeout_seconds = setup.bench_timeout_seconds =
+      flags.child_timeout;
+  setup.bench_filter = flags.filter;
+  ChildKbuildEvaluator evaluator(fs, runner, setup);
+  options.progress = [&report](const std::string& line) { report.Progress(line); };
+
+  auto result = RunOptimize(fs, *proposer, evaluator, options);
+  if (!result) return report.Fail(result.error());
+  const OptimizeRunResult& r = *result;
+  for (const auto& w : r.warnings) report.Warning(w);
+  const OptimizeTotals& t = r.totals;
+  report.Line(r.best_id.empty()
+                  ? "no candidate passed"
+                  : fmt::format("best: {} at {:.3f}x the baseline", r.best_id, r.best_score));
+  report.Line(fmt::format("{} attempts ({} ok, {} repairs), {} now", t.attempts, t.ok, t.repairs,
+                          r.attempted_now));
+  if (t.with_cost > 0) {
+    report.Line(fmt::format("cost: {:.0f} tokens, ${:.2f}, {:.0f} s (reported by {} attempts)",
+                            t.cost.tokens, t.cost.usd, t.cost.seconds, t.with_cost));
+  }
+  for (const auto& f : r.files) report.Line("wrote " + f.string());
+  const std::string at = global.project_dir == "." ? "" : " -C " + global.project_dir.string();
+  const std::string resume = "kbuild" + at + " optimize --proposer ... --resume " +
+                             r.run_dir.lexically_relative(project).string();
+  if (r.stopped || r.time_up) report.Line("to continue: " + resume);
+
+  auto& data = report.data();
+  data["run_dir"] = r.run_dir.string();
+  data["best"] = {{"id", r.best_id}, {"score", r.best_score}};
+  data["counts"] = {{"attempts", t.attempts},
+                    {"ok", t.ok},
+                    {"repairs", t.repairs},
+                    {"attempted_now", r.attempted_now}};
+  data["cost"] = {{"reported_by", t.with_cost},
+                  {"tokens", t.cost.tokens},
+                  {"usd", t.cost.usd},
+                  {"seconds", t.cost.seconds}};
+  data["seconds"] = {{"propose", t.propose_seconds},
+                     {"build", t.build_seconds},
+                     {"test", t.test_seconds},
+                     {"bench", t.bench_seconds}};
+  data["attempts"] = nlohmann::json::array();
+  for (const auto& a : r.attempts) data["attempts"].push_back(AttemptSummaryJson(a));
+  data["stopped"] = r.stopped;
+  data["time_up"] = r.time_up;
+  data["resume"] = resume;
+  data["files"] = nlohmann::json::array();
+  for (const auto& f : r.files) data["files"].push_back(f.string());
+  return report.Finish(ExitCode::kOk);
+}
+
+}  // namespace
+
+void AddOptimizeCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation) {
+  auto* sub = app.add_subcommand(
+      "optimize",
+      "The agentic loop: a proposer (any agent's command line, or the builtin one) writes "
+      "candidate sources; each is built, run through the full test suite and benchmarked in a "
+      "copy of the project; failures go back to the proposer for repair; several islands each "
+      "evolve from their own best. Ranks by the geometric mean speedup over the project as it "
+      "is. Writes results/optimize-<timestamp>/ with best/ ready to copy into the project.");
+  auto flags = std::make_shared<OptimizeFlags>();
+  sub->add_option("--proposer", flags->proposer,
+                  "The command that writes a candidate, run with /bin/sh -c in the project "
+                  "folder (it reads $KBUILD_OPTIMIZE_PROMPT and writes files under "
+                  "$KBUILD_OPTIMIZE_OUT), or 'builtin': moves over kbuild.toml [tune.params] "
+                  "without a language model")
+      ->required();
+  sub->add_option("--description", flags->description,
+                  "What the op computes, for a blank project: the first prompt asks the "
+                  "proposer to write the kernel from it");
+  sub->add_option("--budget", flags->budget,
+                  "Attempts besides the baseline, counted over resumes (default: 20)")
+      ->check(CLI::Range(1, 100000));
+  sub->add_option("--time", flags->time, "Seconds after which no new attempt starts")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--islands", flags->islands, "Lineages evolving from their own best (default: 2)")
+      ->check(CLI::Range(1, 64));
+  sub->add_option("--repair", flags->repair,
+                  "Times a failed candidate goes back to the proposer with its error (default: 2)")
+      ->check(CLI::Range(0, 100));
+  sub->add_option("--migrate-every", flags->migrate_every,
+                  "Attempts between migrations of the best island's best to the worst island "
+                  "(default: 10; 0 never)")
+      ->check(CLI::Range(0, 100000));
+  sub->add_option("--restart-after", flags->restart_after,
+                  "Attempts without improvement after which an island restarts from the baseline "
+                  "(default: 12; 0 never)")
+      ->check(CLI::Range(0, 100000));
+  sub->add_option("--proposer-timeout", flags->proposer_timeout,
+                  "Seconds a proposer may run per attempt (default: 1800)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--child-timeout", flags->child_timeout,
+                  "Seconds each child kbuild build, test and bench may run; past it the "
+                  "candidate is timed_out (default: 900)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--filter", flags->filter,
+                  "Benchmark and rank on the cases matching this regular expression (kbuild "
+                  "bench --filter; default: every case)");
+  sub->add_option("--resume", flags->resume,
+                  "Continue an interrupted run: its folder results/optimize-<timestamp>; "
+                  "recorded attempts are neither repeated nor lost, and a candidate saved but "
+                  "not recorded is evaluated without asking the proposer again");
+  AddJsonFlag(*sub, flags->json);
+  sub->footer(
+      "Each attempt: kbuild writes results/optimize-<t>/attempts/<id>/context/ (task.md, best/, "
+      "history.md, errors.md, gpu.md, references/, prompt.md), runs the proposer with "
+      "KBUILD_OPTIMIZE_CONTEXT, KBUILD_OPTIMIZE_PROMPT, KBUILD_OPTIMIZE_OUT (an empty folder) and "
+      "KBUILD_OPTIMIZE_COST (optional {\"tokens\", \"usd\", \"seconds\"} JSON, summed in the "
+      "totals) set, and takes only regular files under OUT whose paths are the project's kernel "
+      "or binding sources (build.toml src); anything else fails the attempt (proposer_failed). "
+      "Then kbuild -C workers/<n>/project build, test (full) and bench --no-peers, each --json "
+      "with --child-timeout. Verdicts: ok, compile_error, test_failed, crashed, timed_out, "
+      "rule_broken (the harness refused it: faster than physics, unwritten outputs, changed "
+      "inputs), proposer_failed.\n"
+      "Output: history.jsonl (one line per attempt, appended as each ends), summary.md, "
+      "progress.svg (best speedup vs attempt per island), best/ (the best candidate's files, "
+      "defines.txt for its macro values), and per attempt its context, output, logs and the "
+      "children's build.json, test.json, bench.json. The proposer's command is the user's own "
+      "and runs unsandboxed with the user's rights. Ctrl-C stops after ending the children; "
+      "--resume continues.\n"
+      "Exit codes: 0 done (also when candidates failed), 2 bad usage, build.toml, kbuild.toml "
+      "or --resume folder, 4 no GPU, nvcc or torch, 130/143 stopped by Ctrl-C/SIGTERM.");
+  sub->callback([&invocation, flags, &global] {
+    invocation.run = [flags, &global] { return RunOptimizeCommand(global, *flags); };
+  });
+}
+
+}  // namespace kb

@@ -1,0 +1,104 @@
+#include "core/optimize_islands.h"
+
+#include <algorithm>
+
+namespace kb {
+
+IslandModel::IslandModel(IslandOptions options, std::string baseline_id)
+    : options_(options), baseline_id_(std::move(baseline_id)) {
+  options_.islands = std::max(1, options_.islands);
+  islands_.resize(static_cast<size_t>(options_.islands));
+  for (auto& island : islands_) island.best_id = baseline_id_;
+}
+
+void IslandModel::Record(const Attempt& a, const std::string& signature) {
+  const bool ok = a.verdict == AttemptVerdict::kOk && a.score > 0;
+  if (a.candidate.origin == CandidateOrigin::kBaseline) {
+    baseline_score_ = ok ? a.score : 0;
+    for (auto& island : islands_) island.best_score = baseline_score_;
+    if (ok) {
+      best_id_ = a.candidate.id;
+      best_score_ = a.score;
+      Archive(signature, a);
+    }
+    return;
+  }
+  ++recorded_;
+  if (a.candidate.repair == 0) ++fresh_;
+  last_ = a;
+  const size_t index =
+      std::min(static_cast<size_t>(std::max(0, a.candidate.island)), islands_.size() - 1);
+  IslandState& island = islands_[index];
+  ++island.attempts;
+  if (ok && a.score > island.best_score) {
+    island.best_id = a.candidate.id;
+    island.best_score = a.score;
+    island.since_improvement = 0;
+  } else {
+    ++island.since_improvement;
+  }
+  if (ok) Archive(signature, a);
+  if (ok && a.score > best_score_) {
+    best_id_ = a.candidate.id;
+    best_score_ = a.score;
+  }
+  // A repair in progress finishes before the island restarts or takes a migrant.
+  const bool repairing = !ok && a.candidate.repair < options_.repairs;
+  if (!repairing && options_.restart_after > 0 &&
+      island.since_improvement >= options_.restart_after) {
+    island.best_id = baseline_id_;
+    island.best_score = baseline_score_;
+    island.since_improvement = 0;
+    ++island.restarts;
+  }
+  if (!repairing && options_.migrate_every > 0 && recorded_ % options_.migrate_every == 0) {
+    Migrate();
+  }
+}
+
+void IslandModel::Archive(const std::string& signature, const Attempt& a) {
+  auto same = std::find_if(archive_.begin(), archive_.end(),
+                           [&](const ArchiveEntry& e) { return e.signature == signature; });
+  if (same != archive_.end()) {
+    if (a.score > same->score) *same = {signature, a.candidate.id, a.score};
+  } else {
+    archive_.push_back({signature, a.candidate.id, a.score});
+  }
+  std::stable_sort(archive_.begin(), archive_.end(),
+                   [](const ArchiveEntry& x, const ArchiveEntry& y) { return x.score > y.score; });
+  if (archive_.size() > options_.archive_size) archive_.resize(options_.archive_size);
+}
+
+void IslandModel::Migrate() {
+  if (islands_.size() < 2) return;
+  auto by_score = [](const IslandState& x, const IslandState& y) {
+    return x.best_score < y.best_score;
+  };
+  // Ties go to the lower index as best, the higher as worst: the same on every replay.
+  const auto best = std::max_element(islands_.rbegin(), islands_.rend(), by_score);
+  const auto worst = std::min_element(islands_.rbegin(), islands_.rend(), by_score);
+  if (best->best_score <= worst->best_score || best->best_id == worst->best_id) return;
+  const int from = static_cast<int>(islands_.rend() - best - 1);
+  const int to = static_cast<int>(islands_.rend() - worst - 1);
+  worst->best_id = best->best_id;
+  worst->best_score = best->best_score;
+  worst->since_improvement = 0;
+  migrations_.push_back({recorded_, from, to, best->best_id});
+}
+
+PlannedAttempt IslandModel::Next() const {
+  PlannedAttempt plan;
+  if (last_ && last_->verdict != AttemptVerdict::kOk &&
+      last_->candidate.repair < options_.repairs) {
+    plan.island = last_->candidate.island;
+    plan.parent = last_->candidate.parent;
+    plan.repair = last_->candidate.repair + 1;
+    plan.repair_of = last_->candidate.id;
+    return plan;
+  }
+  plan.island = fresh_ % options_.islands;
+  plan.parent = islands_[static_cast<size_t>(plan.island)].best_id;
+  return plan;
+}
+
+}  // namespace kb

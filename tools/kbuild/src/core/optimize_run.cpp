@@ -1,0 +1,414 @@
+#include "core/optimize_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "core/message_text.h"
+#include "core/optimize_history.h"
+#include "core/report.h"
+#include "core/sha256.h"
+#include "core/stop_signal.h"
+#include "core/tune_space.h"
+
+namespace kb {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kRunPrefix = "optimize-";
+constexpr const char* kPlannedFile = "planned.json";
+
+double SteadySeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+Error ResumeError(const fs::path& given, const std::string& why) {
+  return MakeError(ExitCode::kUsage, "--resume " + OneLine(given.string()) + ": " + why,
+                   "name a folder an earlier kbuild optimize made, e.g. --resume "
+                   "results/optimize-20261201-140000");
+}
+
+// The archive's key: what the candidate compiles (macro values, file contents).
+std::string Signature(const Candidate& c) {
+  std::string text;
+  for (const auto& [name, value] : c.defines) text += "D" + name + "=" + value + "\n";
+  for (const auto& f : c.files) text += "F" + f.relative.generic_string() + "\n" + f.content + "\n";
+  return Sha256Hex(text).substr(0, 16);
+}
+
+std::string AttemptId(int n) { return fmt::format("a{:04d}", n); }
+
+class OptimizeRun {
+ public:
+  OptimizeRun(FileSystem& fs, Proposer& proposer, CandidateEvaluator& evaluator,
+              const OptimizeOptions& options, OptimizeRunResult& r)
+      : fs_(fs),
+        proposer_(proposer),
+        evaluator_(evaluator),
+        options_(options),
+        task_(options.task),
+        r_(r),
+        model_(options.islands, kOptimizeBaselineId) {
+    clock_ = options.seconds_now ? options.seconds_now : SteadySeconds;
+    start_ = clock_();
+  }
+
+  Status Run() {
+    if (Status s = fs_.MakeDirectories(r_.run_dir); !s) return s;
+    auto history = ReadAttempts(fs_, r_.run_dir / kOptimizeHistoryFile);
+    if (!history) return history.error();
+    r_.warnings = history->warnings;
+    for (const Attempt& a : history->attempts) {
+      auto loaded = Replay(a);
+      if (!loaded) return loaded;
+    }
+    if (!Find(kOptimizeBaselineId)) {
+      Candidate baseline;
+      baseline.id = kOptimizeBaselineId;
+      baseline.origin = CandidateOrigin::kBaseline;
+      baseline.summary = "the project as it is";
+      Progress("optimize: [baseline] the project as it is");
+      if (Status s = EvaluateAndRecord(baseline, 0, std::nullopt); !s || r_.stopped) return s;
+    }
+    while (model_.recorded() < options_.budget) {
+      if (StopSignal() != 0) {
+        r_.stopped = true;
+        break;
+      }
+      if (options_.time_limit_seconds > 0 && clock_() - start_ >= options_.time_limit_seconds) {
+        r_.time_up = true;
+        break;
+      }
+      if (Status s = Attempt1(); !s || r_.stopped) return s;
+    }
+    return {};
+  }
+
+ private:
+  void Progress(const std::string& line) const {
+    if (options_.progress) options_.progress(line);
+  }
+
+  const Attempt* Find(const std::string& id) const {
+    for (const auto& a : r_.attempts) {
+      if (a.candidate.id == id) return &a;
+    }
+    return nullptr;
+  }
+
+  fs::path AttemptDir(const std::string& id) const { return r_.run_dir / "attempts" / id; }
+
+  // The candidate with its files' contents, read back from attempts/<id>/candidate/.
+  Expected<Candidate> Load(const Candidate& recorded) {
+    Candidate c = recorded;
+    for (auto& f : c.files) {
+      auto text =
+          fs_.ReadAtMost(AttemptDir(c.id) / "candidate" / f.relative, kMaxProposedFileBytes);
+      if (!text) return text.error();
+      f.content = std::move(*text);
+    }
+    return c;
+  }
+
+  Status Replay(const Attempt& recorded) {
+    Attempt a = recorded;
+    if (a.verdict != AttemptVerdict::kProposerFailed) {
+      auto loaded = Load(a.candidate);
+      if (!loaded) return loaded.error();
+      a.candidate = std::move(*loaded);
+    }
+    Remember(std::move(a));
+    return {};
+  }
+
+  void Remember(Attempt a) {
+    if (a.candidate.id == kOptimizeBaselineId) {
+      task_.baseline_cases = a.cases;
+      if (a.verdict == AttemptVerdict::kOk) reference_ = a;
+    }
+    model_.Record(a, Signature(a.candidate));
+    tried_.insert(VariantId(TuneVariant{a.candidate.defines, ""}));
+    r_.attempts.push_back(std::move(a));
+  }
+
+  Status SaveCandidate(const Candidate& c, double seconds, const std::optional<AttemptCost>& cost) {
+    const fs::path dir = AttemptDir(c.id);
+    for (const auto& f : c.files) {
+      if (Status s = fs_.Write(dir / "candidate" / f.relative, f.content); !s) return s;
+    }
+    Attempt planned;
+    planned.candidate = c;
+    planned.propose_seconds = seconds;
+    planned.cost = cost;
+    return fs_.Write(dir / kPlannedFile, JsonText(AttemptJson(planned)) + "\n");
+  }
+
+  // A candidate saved by a run that was killed before recording it.
+  std::optional<Attempt> SavedCandidate(const std::string& id) {
+    const fs::path path = AttemptDir(id) / kPlannedFile;
+    if (fs_.KindOf(path) != FileKind::kRegular) return std::nullopt;
+    auto text = fs_.ReadAtMost(path, kMaxResultsBytes);
+    if (!text) return std::nullopt;
+    std::string problem;
+    auto planned = AttemptFromJson(nlohmann::json::parse(*text, nullptr, false), &problem);
+    if (!planned || planned->candidate.id != id) return std::nullopt;
+    auto loaded = Load(planned->candidate);
+    if (!loaded) return std::nullopt;  // incomplete: propose again
+    planned->candidate = std::move(*loaded);
+    return planned;
+  }
+
+  Status Attempt1() {
+    const PlannedAttempt plan = model_.Next();
+    const std::string id = AttemptId(model_.recorded() + 1);
+    const Attempt* parent = Find(plan.parent);
+    const Attempt* failure = plan.repair > 0 ? Find(plan.repair_of) : nullptr;
+    Candidate c;
+    const Candidate* state = failure ? &failure->candidate : parent ? &parent->candidate : nullptr;
+    if (state) {
+      c.files = state->files;
+      c.defines = state->defines;
+    }
+    c.id = id;
+    c.island = plan.island;
+    c.parent = plan.parent;
+    c.repair = plan.repair;
+    c.origin = plan.repair > 0    ? CandidateOrigin::kRepair
+               : options_.builtin ? CandidateOrigin::kBuiltin
+                                  : CandidateOrigin::kProposer;
+    Progress(fmt::format("optimize: [{} island {}] {} from {}{}", id, plan.island + 1,
+                         plan.repair > 0 ? "repair " + std::to_string(plan.repair) : "propose",
+                         plan.parent, Elapsed()));
+    if (auto saved = SavedCandidate(id)) {
+      Progress("optimize: [" + id + "] evaluating the candidate saved before the interruption");
+      return EvaluateAndRecord(saved->candidate, saved->propose_seconds, saved->cost);
+    }
+    ProposalRequest request;
+    request.task = &task_;
+    request.planned = c;
+    request.attempt_dir = AttemptDir(id);
+    request.best = BestFiles(c);
+    request.parent = parent;
+    request.failure = failure;
+    request.tried = tried_;
+    for (const auto& a : r_.attempts) {
+      if (a.candidate.island == plan.island && a.candidate.origin != CandidateOrigin::kBaseline) {
+        request.recent.push_back(&a);
+      }
+    }
+    if (request.recent.size() > kHistoryShown) {
+      request.recent.erase(request.recent.begin(), request.recent.end() - kHistoryShown);
+    }
+    auto proposal = proposer_.Propose(request);
+    if (!proposal) return proposal.error();
+    if (proposal->stopped || StopSignal() != 0) {
+      r_.stopped = true;
+      return {};
+    }
+    if (!proposal->candidate) {
+      Attempt a;
+      a.candidate = c;
+      a.candidate.files.clear();
+      a.verdict = AttemptVerdict::kProposerFailed;
+      a.first_error = OneLine(proposal->failure);
+      a.propose_seconds = proposal->seconds;
+      a.cost = proposal->cost;
+      return Record(std::move(a));
+    }
+    if (Status s = SaveCandidate(*proposal->candidate, proposal->seconds, proposal->cost); !s) {
+      return s;
+    }
+    return EvaluateAndRecord(*proposal->candidate, proposal->seconds, proposal->cost);
+  }
+
+  // Every source the proposer may change, in the candidate's state (context/best/).
+  std::vector<CandidateFile> BestFiles(const Candidate& c) const {
+    std::vector<CandidateFile> best;
+    for (const auto& source : task_.sources) {
+      CandidateFile file{source, ""};
+      auto changed = std::find_if(c.files.begin(), c.files.end(),
+                                  [&](const CandidateFile& f) { return f.relative == source; });
+      if (changed != c.files.end()) {
+        file.content = changed->content;
+      } else if (fs_.KindOf(task_.project_dir / source) == FileKind::kRegular) {
+        auto text = fs_.ReadAtMost(task_.project_dir / source, kMaxProposedFileBytes);
+        if (!text) continue;
+        file.content = std::move(*text);
+      } else {
+        continue;  // not written yet (a blank project)
+      }
+      best.push_back(std::move(file));
+    }
+    return best;
+  }
+
+  Status EvaluateAndRecord(const Candidate& c, double propose_seconds,
+                           const std::optional<AttemptCost>& cost) {
+    EvaluationSlot slot;
+    slot.attempt_dir = AttemptDir(c.id);
+    auto evaluated = evaluator_.Evaluate(c, slot);
+    if (!evaluated) return evaluated.error();
+    if (!*evaluated || StopSignal() != 0) {
+      r_.stopped = true;  // nothing recorded: --resume evaluates it again
+      return {};
+    }
+    Attempt a = std::move(**evaluated);
+    a.candidate = c;
+    a.propose_seconds = propose_seconds;
+    a.cost = cost;
+    if (a.verdict == AttemptVerdict::kOk) {
+      std::string why;
+      const Attempt& reference = reference_ ? *reference_ : a;  // no baseline: the first ok one
+      a.score = c.id == reference.candidate.id ? 1.0 : ScoreAgainst(reference, a, &why);
+      if (a.score <= 0) {
+        a.verdict = AttemptVerdict::kTestFailed;
+        a.first_error = "not comparable with " + reference.candidate.id + ": " + why;
+      } else if (!reference_) {
+        reference_ = a;
+      }
+    }
+    return Record(std::move(a));
+  }
+
+  Status Record(Attempt a) {
+    Attempt line = a;
+    if (Status s = AppendAttempt(fs_, r_.run_dir / kOptimizeHistoryFile, line); !s) return s;
+    ++r_.attempted_now;
+    const std::string what = a.verdict == AttemptVerdict::kOk
+                                 ? fmt::format("ok {:.3f}x", a.score)
+                                 : VerdictWord(a.verdict) + ": " + a.first_error;
+    Remember(std::move(a));
+    Progress(fmt::format("optimize: [{}] {} (best {:.3f}x {}, {} of {} attempts)",
+                         line.candidate.id, what, model_.best_score(),
+                         model_.best_id().empty() ? "-" : model_.best_id(), model_.recorded(),
+                         options_.budget));
+    return {};
+  }
+
+  std::string Elapsed() const { return fmt::format(", {:.0f} s in", clock_() - start_); }
+
+  FileSystem& fs_;
+  Proposer& proposer_;
+  CandidateEvaluator& evaluator_;
+  const OptimizeOptions& options_;
+
+ public:
+  ProposerTask task_;
+  OptimizeRunResult& r_;
+  IslandModel model_;
+
+ private:
+  std::optional<Attempt> reference_;
+  std::set<std::string> tried_;
+  std::function<double()> clock_;
+  double start_ = 0;
+};
+
+Status WriteConclusions(FileSystem& fs, OptimizeRunResult& r) {
+  const fs::path summary = r.run_dir / "summary.md";
+  if (Status s = fs.Write(summary, OptimizeSummaryMarkdown(r)); !s) return s;
+  const fs::path svg = r.run_dir / "progress.svg";
+  int islands = 1;
+  for (const auto& a : r.attempts) islands = std::max(islands, a.candidate.island + 1);
+  if (Status s = fs.Write(svg, OptimizeProgressSvg(r.attempts, islands)); !s) return s;
+  r.files = {summary, svg};
+  const fs::path best = r.run_dir / "best";
+  if (Status s = fs.Remove(best); !s) return s;
+  for (const auto& a : r.attempts) {
+    if (a.candidate.id != r.best_id || r.best_id == kOptimizeBaselineId) continue;
+    for (const auto& f : a.candidate.files) {
+      if (Status s = fs.Write(best / f.relative, f.content); !s) return s;
+    }
+    std::string defines;
+    for (const auto& [name, value] : a.candidate.defines) defines += name + "=" + value + "\n";
+    if (!defines.empty()) {
+      if (Status s = fs.Write(best / "defines.txt", defines); !s) return s;
+    }
+    r.files.push_back(best);
+  }
+  return {};
+}
+
+}  // namespace
+
+Expected<fs::path> NewOptimizeRunFolder(const FileSystem& fs, const fs::path& project,
+                                        const std::string& stamp) {
+  const fs::path results = project / "results";
+  const FileKind kind = fs.KindOf(results);
+  if (kind != FileKind::kMissing && kind != FileKind::kDirectory) {
+    return MakeError(ExitCode::kUsage, results.string() + " is not a folder (a symlink or file)",
+                     "remove it: kbuild writes its results there");
+  }
+  const std::string base = std::string(kRunPrefix) + stamp;
+  fs::path run = results / base;
+  for (int n = 2; fs.KindOf(run) != FileKind::kMissing; ++n) {
+    if (n > 100) return MakeError(ExitCode::kUsage, "too many optimize runs named " + base);
+    run = results / (base + "-" + std::to_string(n));
+  }
+  return run;
+}
+
+Expected<fs::path> ResumeOptimizeRunFolder(const FileSystem& fs, const fs::path& project,
+                                           const fs::path& given) {
+  const fs::path results = (project / "results").lexically_normal();
+  const fs::path run = (given.is_absolute() ? given : project / given).lexically_normal();
+  const fs::path relative = run.lexically_relative(results);
+  if (relative.empty() || std::distance(relative.begin(), relative.end()) != 1 ||
+      !relative.string().starts_with(kRunPrefix)) {
+    return ResumeError(given, "not a folder results/optimize-* of this project");
+  }
+  if (fs.KindOf(results) != FileKind::kDirectory) {
+    return ResumeError(given, results.string() + " is not a folder (a symlink is refused)");
+  }
+  const FileKind kind = fs.KindOf(run);
+  if (kind == FileKind::kSymlink) return ResumeError(given, "a symbolic link is refused");
+  if (kind != FileKind::kDirectory) return ResumeError(given, "no such folder");
+  if (fs.KindOf(run / kOptimizeHistoryFile) != FileKind::kRegular) {
+    return ResumeError(given, "it holds no regular file history.jsonl");
+  }
+  return run;
+}
+
+OptimizeTotals TotalsOf(const std::vector<Attempt>& attempts) {
+  OptimizeTotals t;
+  for (const auto& a : attempts) {
+    if (a.candidate.origin == CandidateOrigin::kBaseline) continue;
+    ++t.attempts;
+    t.ok += a.verdict == AttemptVerdict::kOk ? 1 : 0;
+    t.repairs += a.candidate.repair > 0 ? 1 : 0;
+    t.propose_seconds += a.propose_seconds;
+    t.build_seconds += a.build_seconds;
+    t.test_seconds += a.test_seconds;
+    t.bench_seconds += a.bench_seconds;
+    if (a.cost) {
+      ++t.with_cost;
+      t.cost.tokens += a.cost->tokens;
+      t.cost.usd += a.cost->usd;
+      t.cost.seconds += a.cost->seconds;
+    }
+  }
+  return t;
+}
+
+Expected<OptimizeRunResult> RunOptimize(FileSystem& fs, Proposer& proposer,
+                                        CandidateEvaluator& evaluator,
+                                        const OptimizeOptions& options) {
+  OptimizeRunResult r;
+  r.run_dir = options.run_dir;
+  OptimizeRun run(fs, proposer, evaluator, options, r);
+  if (Status s = run.Run(); !s) return s.error();
+  r.best_id = run.model_.best_id();
+  r.best_score = run.model_.best_score();
+  r.totals = TotalsOf(r.attempts);
+  r.migrations = run.model_.migrations();
+  r.islands = run.model_.islands();
+  r.archive = run.model_.archive();
+  if (Status s = WriteConclusions(fs, r); !s) return s.error();
+  return r;
+}
+
+}  // namespace kb
