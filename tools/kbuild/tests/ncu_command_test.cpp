@@ -37,6 +37,22 @@ TEST(NcuCommand, FindsNcuInTheDocumentedOrder) {
   EXPECT_EQ(found.ncu->path, "/usr/local/cuda/bin/ncu");
 }
 
+TEST(NcuCommand, FindsCuobjdumpInTheToolkitOnPathOrBesideTorch) {
+  const std::string site = "/venv/lib/python3.11/site-packages";
+  const std::set<std::string> all = {"/cuda/bin/cuobjdump", site + "/nvidia/cu13/bin/cuobjdump",
+                                     site + "/nvidia/cuda_cuobjdump/bin/cuobjdump"};
+  EXPECT_EQ(FindCuobjdump("/cuda/bin", site + "/torch", "13", Search({}, all, "/usr/bin/x")),
+            "/cuda/bin/cuobjdump");
+  EXPECT_EQ(FindCuobjdump("/other/bin", site + "/torch", "13", Search({}, all, "/usr/bin/x")),
+            "/usr/bin/x");
+  EXPECT_EQ(FindCuobjdump("/other/bin", site + "/torch", "13", Search({}, all)),
+            site + "/nvidia/cu13/bin/cuobjdump");
+  EXPECT_EQ(FindCuobjdump("/other/bin", site + "/torch", "12", Search({}, all)),
+            site + "/nvidia/cuda_cuobjdump/bin/cuobjdump");
+  EXPECT_EQ(FindCuobjdump("/other/bin", site + "/torch", "13", Search({}, {})), "");
+  EXPECT_EQ(FindCuobjdump("/other/bin", "", "13", Search({}, all)), "");
+}
+
 TEST(NcuCommand, SaysWhatWasSearchedWhenNcuIsMissing) {
   auto missing = FindNcu(Search({{"CUDA_HOME", "/cuda"}}, {}));
   EXPECT_FALSE(missing.ncu);

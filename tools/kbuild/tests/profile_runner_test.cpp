@@ -222,7 +222,8 @@ TEST(ProfileRunner, NeitherNcuNorCuobjdumpIsAnEnvironmentError) {
   EXPECT_EQ(out.error().code, ExitCode::kEnvironment);
   EXPECT_EQ(out.error().message,
             "nothing to profile with: Nsight Compute (ncu) not found: searched PATH; and "
-            "cuobjdump not found (it ships with the CUDA Toolkit: bin/cuobjdump)");
+            "cuobjdump not found (the CUDA Toolkit's bin/, or pip install nvidia-cuda-cuobjdump "
+            "nvidia-cuda-nvdisasm into torch's environment)");
   EXPECT_TRUE(runner.calls.empty());
 }
 

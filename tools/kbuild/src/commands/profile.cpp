@@ -29,13 +29,6 @@ struct ProfileFlags {
   HarnessBuildFlags build;
 };
 
-std::filesystem::path FindCuobjdump(const CudaEnv& cuda) {
-  const auto in_toolkit = cuda.root / "bin" / "cuobjdump";
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(in_toolkit, ec)) return in_toolkit;
-  return FindOnPath("cuobjdump").value_or(std::filesystem::path());
-}
-
 std::string Relative(const std::filesystem::path& p, const std::filesystem::path& project) {
   return p.lexically_relative(project).string();
 }
@@ -127,7 +120,8 @@ int RunProfileCommand(const GlobalOptions& global, const ProfileFlags& flags) {
   } else {
     o.ncu = ncu.ncu;
   }
-  o.cuobjdump = FindCuobjdump(p.cuda);
+  o.cuobjdump = FindCuobjdump(p.cuda.root / "bin", p.torch.torch_dir,
+                              p.torch.cuda.substr(0, p.torch.cuda.find('.')));
   o.project_library = target->project_library;
   o.request.binary = target->binary;
   o.request.case_filter = CaseFilterRegex(chosen->name);
@@ -224,8 +218,9 @@ void AddProfileCommand(CLI::App& app, const GlobalOptions& global, Invocation& i
       "--kernel-name regex:^(<the project's kernels>)$ --launch-skip 3 --launch-count 1 "
       "build/cmake/kbuild_benchmarks --benchmark_filter=^<case>(/|$).\n"
       "Environment: KBUILD_NCU names ncu (else ncu on PATH, $CUDA_HOME/bin/ncu, "
-      "/usr/local/cuda/bin/ncu); cuobjdump comes from the CUDA Toolkit kbuild builds with (else "
-      "PATH). KBUILD_PEAK_BW_GBPS or kbuild doctor's cache gives the measured copy bandwidth "
+      "/usr/local/cuda/bin/ncu); cuobjdump comes from the CUDA Toolkit kbuild builds with, else "
+      "PATH, else the wheels beside torch (pip install nvidia-cuda-cuobjdump "
+      "nvidia-cuda-nvdisasm). KBUILD_PEAK_BW_GBPS or kbuild doctor's cache gives the measured copy bandwidth "
       "the DRAM GB/s is compared with.\n"
       "Counters: ncu needs permission to read GPU performance counters (ERR_NVGPUCTRPERM "
       "otherwise): run as root, or set NVreg_RestrictProfilingToAdminUsers=0 for the nvidia "

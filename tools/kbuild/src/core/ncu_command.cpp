@@ -20,6 +20,21 @@ constexpr const char* kDefaultSections[] = {"SpeedOfLight",   "LaunchStats",
 
 }  // namespace
 
+std::filesystem::path FindCuobjdump(const std::filesystem::path& cuda_bin,
+                                    const std::filesystem::path& torch_dir,
+                                    const std::string& cuda_major, const NcuSearch& search) {
+  const auto is_file = search.is_file ? search.is_file : IsRegularFile;
+  if (!cuda_bin.empty() && is_file(cuda_bin / "cuobjdump")) return cuda_bin / "cuobjdump";
+  if (const auto on_path = search.find_on_path("cuobjdump")) return *on_path;
+  if (torch_dir.empty()) return {};
+  const std::filesystem::path nvidia = torch_dir.parent_path() / "nvidia";
+  for (const auto& candidate : {nvidia / ("cu" + cuda_major) / "bin" / "cuobjdump",
+                                nvidia / "cuda_cuobjdump" / "bin" / "cuobjdump"}) {
+    if (is_file(candidate)) return candidate;
+  }
+  return {};
+}
+
 NcuDiscovery FindNcu(const NcuSearch& search) {
   const auto is_file = search.is_file ? search.is_file : IsRegularFile;
   NcuDiscovery out;

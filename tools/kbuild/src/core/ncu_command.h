@@ -34,6 +34,16 @@ struct NcuDiscovery {
 // KBUILD_NCU, else ncu on PATH, else $CUDA_HOME/bin/ncu, else /usr/local/cuda/bin/ncu.
 NcuDiscovery FindNcu(const NcuSearch& search = {});
 
+// cuobjdump for the SASS check: the CUDA Toolkit's (cuda_bin: its bin/),
+// else one on PATH, else the PyPI wheel beside torch (pip install
+// nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm puts them in
+// site-packages/nvidia/cu<major>/bin, or
+// nvidia/cuda_cuobjdump/bin before CUDA 13): toolkits without cuobjdump
+// (the CUDA 13 developer image) still get the check. Empty when none.
+std::filesystem::path FindCuobjdump(const std::filesystem::path& cuda_bin,
+                                    const std::filesystem::path& torch_dir,
+                                    const std::string& cuda_major, const NcuSearch& search = {});
+
 // The metric sets of --metrics.
 inline constexpr const char* kMetricSets[] = {"default", "full"};
 

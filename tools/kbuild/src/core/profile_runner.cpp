@@ -16,6 +16,9 @@ Expected<std::string> Cuobjdump(ProcessRunner& runner, const ProfileRunOptions& 
                                 const char* flag) {
   RunOptions run;
   run.timeout_seconds = kCuobjdumpTimeoutSeconds;
+  // cuobjdump -sass runs nvdisasm, found on PATH or NVDISASM_PATH: the wheels
+  // (ncu_command.h) put both in one bin/ that is not on PATH.
+  run.env["NVDISASM_PATH"] = o.cuobjdump.parent_path().string();
   const ProcessResult r = runner.Run({o.cuobjdump.string(), flag, o.project_library.string()}, run);
   if (r.not_found || r.exit_code != 0) {
     Error e = MakeError(ExitCode::kEnvironment, "cuobjdump " + std::string(flag) + " failed on " +
@@ -29,7 +32,9 @@ Expected<std::string> Cuobjdump(ProcessRunner& runner, const ProfileRunOptions& 
 void ReadSass(FileSystem& fs, ProcessRunner& runner, const ProfileRunOptions& o,
               ProfileOutcome& out) {
   if (o.cuobjdump.empty()) {
-    out.sass_problem = "cuobjdump not found (it ships with the CUDA Toolkit: bin/cuobjdump)";
+    out.sass_problem =
+        "cuobjdump not found (the CUDA Toolkit's bin/, or pip install nvidia-cuda-cuobjdump "
+        "nvidia-cuda-nvdisasm into torch's environment)";
     return;
   }
   if (!fs.Exists(o.project_library)) {
