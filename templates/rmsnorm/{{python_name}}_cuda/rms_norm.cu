@@ -59,21 +59,25 @@ __global__ void __launch_bounds__(kLoopThreads)
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, lane, lanes, edges);
   float sum = edges.AddSquares(0.f);
-  for (int idx = lane; idx < span.body; idx += lanes) {
-    const Vec<T, V> v = *BodyVector<V, kSplit>(x_row, span, idx);
+  // Several loads in flight per thread (common/row_span.cuh).
+  ForEachLoopVector<V, kSplit>(
+      x_row, span, 0, span.body, lane, lanes, [&](int, const Vec<T, V>& v) {
 #pragma unroll
-    for (int i = 0; i < V; ++i) sum += v.Get(i) * v.Get(i);
-  }
+        for (int i = 0; i < V; ++i) sum += v.Get(i) * v.Get(i);
+      });
   const float scale = RmsScale(BlockSum(sum, scratch), inv_hidden, eps);
-  for (int idx = lane; idx < span.body; idx += lanes) {
-    Vec<T, V> v = *BodyVector<V, kSplit>(x_row, span, idx);
-    float wf[V];
-    LoadWeights<W, V, !kSplit>(w, span.head + static_cast<int64_t>(idx) * V,
-                               wf);
+  // Two in flight here: four, with a split row's scalar weights, put 8 bytes
+  // of the fp16 / fp32-weight kernel on the stack (ptxas, CUDA 13.0).
+  ForEachLoopVector<V, kSplit, 2>(
+      x_row, span, 0, span.body, lane, lanes, [&](int idx, const Vec<T, V>& v) {
+        float wf[V];
+        LoadWeights<W, V, !kSplit>(
+            w, span.head + static_cast<int64_t>(idx) * V, wf);
+        Vec<T, V> out;
 #pragma unroll
-    for (int i = 0; i < V; ++i) v.Set(i, v.Get(i) * scale * wf[i]);
-    *BodyVector<V, kSplit>(y_row, span, idx) = v;
-  }
+        for (int i = 0; i < V; ++i) out.Set(i, v.Get(i) * scale * wf[i]);
+        *BodyVector<V, kSplit>(y_row, span, idx) = out;
+      });
   StoreNormalizedEdges<V>(y_row, edges, w, scale, span, lane, lanes);
 }
 
