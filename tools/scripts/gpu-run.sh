@@ -41,7 +41,10 @@
 # picks the probe's shapes. GPU_RUN_TEST_FILTERS ("template=PATTERN ...", e.g.
 # "rope=Rope.Tiny*") runs only those tests of a template; GPU_RUN_BENCH_TEMPLATES (names) limits
 # which templates are benchmarked; GPU_RUN_PROFILE=1 adds `kbuild profile` of the rmsnorm
-# template and of the deliberately slow copy in tools/harness/bad_kernels.
+# template and of the deliberately slow copy in tools/harness/bad_kernels. GPU_RUN_TUNE
+# ("template:budget ...", e.g. "rmsnorm:24 gemm_fp32:48") runs `kbuild tune` on a fresh project of
+# each (its shipped kbuild.toml space; GPU_RUN_TUNE_TIME seconds each, default 480, after which no
+# new variant starts) and keeps its summary, heatmap, dispatch header and history.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
@@ -229,6 +232,22 @@ if [[ $TEMPLATES == 1 ]]; then
     fi
   done
 fi
+
+# kbuild tune on fresh template projects: every variant built on the CPUs, benchmarked on the
+# GPU, the best one fully tested (kbuild tune --help).
+for entry in ${GPU_RUN_TUNE:-}; do
+  t="${entry%%:*}" budget="${entry#*:}" proj="$WORK/tune-$t"
+  [[ $DRY == 0 ]] && rm -rf "$proj"
+  step "$t: kbuild tune --budget $budget" "tune-$t.log" bash -c "kbuild init '${t//_/-}-tune' \
+    --template '$t' --dir '$proj' && kbuild -C '$proj' tune --strategy random --seed 1 \
+    --budget '$budget' --build-jobs 12 --full-tests 1 --time '${GPU_RUN_TUNE_TIME:-480}'"
+  if [[ $DRY == 0 ]]; then
+    mkdir -p "$OUT/tune-$t"
+    for f in summary.md heatmap.svg tuned_config.h history.jsonl; do
+      cp "$proj"/results/tune-*/"$f" "$OUT/tune-$t/" 2>/dev/null
+    done
+  fi
+done
 
 # Harness features on a real template: memcheck on one test, and the small rmsnorm cases timed
 # flushed, then as CUDA-graph replays, then compared with the flushed run.
