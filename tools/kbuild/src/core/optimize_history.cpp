@@ -132,7 +132,8 @@ std::optional<Attempt> AttemptFromJson(const Json& line, std::string* problem) {
     if (!f.is_string() || !OutsideFolderReason(f.get<std::string>()).empty()) return fail("files");
     c.files.push_back({f.get<std::string>(), ""});
   }
-  for (const auto& [name, value] : ObjectAt(line, "defines").items()) {
+  const Json defines = ObjectAt(line, "defines");  // items() must not outlive it
+  for (const auto& [name, value] : defines.items()) {
     if (!value.is_string()) return fail("defines");
     c.defines.emplace_back(name, value.get<std::string>());
   }
@@ -181,7 +182,8 @@ Status AppendAttempt(FileSystem& fs, const std::filesystem::path& path, const At
       content.resize(tail);  // cut short by a kill: that attempt is done again
     }
   }
-  content += JsonText(AttemptJson(attempt)) + "\n";
+  // One line: invalid UTF-8 becomes U+FFFD instead of throwing (as JsonText does).
+  content += AttemptJson(attempt).dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
   if (content.size() > kMaxResultsBytes) return FileTooLargeError(path, kMaxResultsBytes);
   return fs.Write(path, content);
 }

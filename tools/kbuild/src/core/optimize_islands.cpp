@@ -51,8 +51,12 @@ void IslandModel::Record(const Attempt& a, const std::string& signature) {
     island.since_improvement = 0;
     ++island.restarts;
   }
-  if (!repairing && options_.migrate_every > 0 && recorded_ % options_.migrate_every == 0) {
+  if (options_.migrate_every > 0 && recorded_ % options_.migrate_every == 0) {
+    migration_due_ = true;
+  }
+  if (!repairing && migration_due_) {
     Migrate();
+    migration_due_ = false;
   }
 }
 

@@ -84,8 +84,9 @@ class IslandModel {
   std::vector<Migration> migrations_;
   std::string best_id_;
   double best_score_ = 0;
-  int recorded_ = 0;  // attempts besides the baseline
-  int fresh_ = 0;     // attempts that were not repairs: they pick the island in turn
+  int recorded_ = 0;            // attempts besides the baseline
+  int fresh_ = 0;               // attempts that were not repairs: they pick the island in turn
+  bool migration_due_ = false;  // waits for a repair in progress to end
   std::optional<Attempt> last_;
 };
 

@@ -1,0 +1,2 @@
+// VERDICT compile_error
+__global__ void op() {}

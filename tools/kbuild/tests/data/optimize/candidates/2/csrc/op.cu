@@ -1,0 +1,2 @@
+// VERDICT test_failed
+__global__ void op() {}

