@@ -3,6 +3,7 @@
 // Python peers of benchmarks/peers.py against them, print one row per case and
 // the geometric means, write results/ (json, csv, md, svg), and optionally
 // compare against an earlier run.
+#include <chrono>
 #include <memory>
 #include <optional>
 
@@ -77,6 +78,7 @@ PeerRunOptions PeerOptionsFor(const BenchFlags& flags, const HarnessBuild& built
 }
 
 int RunBenchCommand(const GlobalOptions& global, const BenchFlags& flags) {
+  const auto start = std::chrono::steady_clock::now();
   Report report("bench", flags.build.json);
   RealFileSystem fs;
   RealProcessRunner runner;
@@ -96,6 +98,7 @@ int RunBenchCommand(const GlobalOptions& global, const BenchFlags& flags) {
   };
   auto built = BuildHarness(fs, runner, build);
   if (!built) return report.Fail(built.error());
+  if (flags.build.build_only) return FinishBuildOnly(report, *built, start);
   for (const auto& warning : built->warnings) report.Warning(warning);
   const HarnessTarget& target = built->target;
   const RunGpu& gpu = built->gpu;
@@ -223,7 +226,8 @@ void AddBenchCommand(CLI::App& app, const GlobalOptions& global, Invocation& inv
       "could not be timed (the C++ results are kept) or a regression with --compare, 2 bad usage "
       "or no benchmarks, 3 compile/link error, 4 no GPU "
       "(checked after compiling, so compile errors show on any machine), no nvcc or no torch, "
-      "6 another kbuild is building this project, 130/143 stopped by Ctrl-C/SIGTERM.");
+      "6 another kbuild is building this project, 130/143 stopped by Ctrl-C/SIGTERM.\n" +
+      std::string(kBuildOnlyExitCodes));
   sub->callback([&invocation, flags, &global] {
     invocation.run = [flags, &global] { return RunBenchCommand(global, *flags); };
   });

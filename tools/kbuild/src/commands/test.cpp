@@ -1,6 +1,7 @@
 // kbuild test: build the project's harness tests (tests/*.cpp), run each
 // GoogleTest test in its own process with a timeout, print one row per case
 // and `N passed, M failed`.
+#include <chrono>
 #include <memory>
 #include <optional>
 
@@ -21,12 +22,14 @@ struct TestFlags {
 };
 
 int RunTestCommand(const GlobalOptions& global, const TestFlags& flags) {
+  const auto start = std::chrono::steady_clock::now();
   Report report("test", flags.build.json);
   RealFileSystem fs;
   RealProcessRunner runner;
   auto built = BuildHarness(
       fs, runner, MakeHarnessBuildOptions(global, flags.build, HarnessKind::kTests, report));
   if (!built) return report.Fail(built.error());
+  if (flags.build.build_only) return FinishBuildOnly(report, *built, start);
   for (const auto& warning : built->warnings) report.Warning(warning);
   const HarnessTarget& target = built->target;
 
@@ -95,7 +98,8 @@ void AddTestCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
       "Exit codes: 0 all passed, 1 a case failed (incl. crash, timeout, sanitizer errors), "
       "2 bad build.toml or no tests, 3 compile/link error, 4 no GPU (checked after compiling, "
       "so compile errors show on any machine), no nvcc or no torch, 6 another kbuild is "
-      "building this project, 130/143 stopped by Ctrl-C/SIGTERM.");
+      "building this project, 130/143 stopped by Ctrl-C/SIGTERM.\n" +
+      std::string(kBuildOnlyExitCodes));
   sub->callback([&invocation, flags, &global] {
     invocation.run = [flags, &global] { return RunTestCommand(global, *flags); };
   });

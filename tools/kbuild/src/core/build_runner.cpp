@@ -137,11 +137,14 @@ Expected<BuildOutcome> RunBuild(FileSystem& fs, ProcessRunner& runner, const Bui
                      "install CMake >= 3.22 and Ninja: apt-get install cmake ninja-build");
   }
   if (b.exit_code != 0) return FailureFromOutput(fs, r, b.output, "cmake --build", outcome.log);
-  Say(r, "compile " + std::to_string(outcome.compiled) + " file" +
-             (outcome.compiled == 1 ? "" : "s") +
-             (outcome.linked ? ", link" : ", nothing to link") + ": " +
-             Seconds(outcome.build_seconds));
+  Say(r, CompileSummary(outcome));
   return outcome;
+}
+
+std::string CompileSummary(const BuildOutcome& outcome) {
+  return "compile " + std::to_string(outcome.compiled) + " file" +
+         (outcome.compiled == 1 ? "" : "s") + (outcome.linked ? ", link" : ", nothing to link") +
+         ": " + Seconds(outcome.build_seconds);
 }
 
 }  // namespace kb

@@ -42,6 +42,9 @@ struct BuildOutcome {
 
 Expected<BuildOutcome> RunBuild(FileSystem& fs, ProcessRunner& runner, const BuildRequest& request);
 
+// "compile 2 files, link: 14.1 s" (the progress line after the build).
+std::string CompileSummary(const BuildOutcome& outcome);
+
 // How many objects Ninja compiled and whether it linked, from its status lines.
 void CountBuildSteps(const std::string& ninja_output, int* compiled, bool* linked);
 

@@ -22,17 +22,40 @@ Expected<HarnessBuild> BuildHarness(FileSystem& fs, ProcessRunner& runner,
   auto built = BuildTarget(fs, runner, *prepared, build);
   if (!built) return built.error();
 
+  HarnessBuild out{std::move(*prepared), std::move(*target), std::move(*built), {}, {}};
+  out.warnings = out.prepared.warnings;
+  if (!out.outcome.wipe_reason.empty()) {
+    out.warnings.push_back(out.outcome.wipe_reason + "; rebuilt it");
+  }
+  if (o.build_only) return out;
+
   auto probe_source = ReadResource(fs, "gpu_probe.cu");
   if (!probe_source) return probe_source.error();
-  const GpuProbeRequest probe{prepared->cuda.nvcc, prepared->cuda.build, CacheDir(), *probe_source,
-                              o.measure_peak};
+  const GpuProbeRequest probe{out.prepared.cuda.nvcc, out.prepared.cuda.build, CacheDir(),
+                              *probe_source, o.measure_peak};
   const std::string command = o.kind == HarnessKind::kTests ? "test" : "bench";
   auto gpu = RequireGpu(fs, runner, probe, command, o.env_peak);
   if (!gpu) return gpu.error();
-  HarnessBuild out{std::move(*prepared), std::move(*target), std::move(*gpu), {}};
-  out.warnings = out.prepared.warnings;
-  if (!built->wipe_reason.empty()) out.warnings.push_back(built->wipe_reason + "; rebuilt it");
+  out.gpu = std::move(*gpu);
   return out;
+}
+
+std::string BuiltHarnessLine(const HarnessBuild& built) {
+  const auto& binary = built.target.binary;
+  const auto relative = binary.lexically_relative(built.prepared.paths.project);
+  return "built " + (relative.empty() ? binary : relative).string() + " (" +
+         CompileSummary(built.outcome) + ")";
+}
+
+nlohmann::json BuiltHarnessToJson(const HarnessBuild& built) {
+  return {{"build_only", true},
+          {"target", built.target.target},
+          {"binary", built.target.binary.string()},
+          {"compiled", built.outcome.compiled},
+          {"linked", built.outcome.linked},
+          {"configured", built.outcome.configured},
+          {"build_seconds", built.outcome.configure_seconds + built.outcome.build_seconds},
+          {"log", built.prepared.paths.build_log.string()}};
 }
 
 }  // namespace kb
