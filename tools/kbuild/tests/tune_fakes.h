@@ -1,10 +1,12 @@
 // Fakes for driving `kbuild tune` without a GPU or a compiler: a process
 // runner and a file system safe to call from the build threads, and the JSON
-// documents the children (`kbuild build|test|bench --json`) answer with.
+// documents the children (`kbuild build|test|bench --json`, and `kbuild
+// test|bench --build-only --json` in the build phase) answer with.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -22,6 +24,11 @@ using Json = nlohmann::json;
 using Values = std::map<std::string, std::string>;
 namespace fs = std::filesystem;
 
+// A build-phase child: `kbuild test|bench --build-only`.
+inline bool BuildOnly(const std::vector<std::string>& argv) {
+  return std::find(argv.begin(), argv.end(), "--build-only") != argv.end();
+}
+
 // FakeProcessRunner records calls unguarded; builds run on worker threads.
 class LockedRunner final : public ProcessRunner {
  public:
@@ -34,11 +41,14 @@ class LockedRunner final : public ProcessRunner {
     std::lock_guard<std::mutex> lock(mutex_);
     return fake_.calls;
   }
-  // (command, values) of every child started.
+  // (command, values) of every child started; the command of a build-phase
+  // harness build is "test --build-only" or "bench --build-only".
   std::vector<std::pair<std::string, Values>> Children() {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<std::pair<std::string, Values>> out;
-    for (const auto& argv : fake_.calls) out.emplace_back(argv.at(3), ValuesOf(argv));
+    for (const auto& argv : fake_.calls) {
+      out.emplace_back(argv.at(3) + (BuildOnly(argv) ? " --build-only" : ""), ValuesOf(argv));
+    }
     return out;
   }
   static Values ValuesOf(const std::vector<std::string>& argv) {
@@ -109,6 +119,12 @@ inline ProcessResult Answer(int exit_code, const Json& document) {
 inline Json ErrorDocument(const std::string& command, int exit_code, Json error) {
   error["exit_code"] = exit_code;
   return {{"command", command}, {"ok", false}, {"exit_code", exit_code}, {"error", error}};
+}
+
+// What `kbuild test|bench --build-only --json` answers: the build part only.
+inline Json BuildOnlyDocument(const std::string& command) {
+  return {{"command", command}, {"ok", true},    {"exit_code", 0},
+          {"build_only", true}, {"compiled", 1}, {"seconds", 1.5}};
 }
 
 inline Json BenchDocument(double median_us) {

@@ -35,6 +35,7 @@ ProcessResult Scripted(const std::vector<std::string>& argv) {
   const std::string command = argv.at(3);
   const Values v = LockedRunner::ValuesOf(argv);
   const std::string key = v.empty() ? "defaults" : v.at("BLOCK") + "/" + v.at("VECS");
+  if (BuildOnly(argv)) return Answer(0, BuildOnlyDocument(command));
   if (command == "build") return Answer(0, {{"command", "build"}, {"ok", true}, {"seconds", 3}});
   if (command == "test") return Answer(key == "256/2" ? 1 : 0, TestDocument(306, key == "256/2"));
   static const std::map<std::string, double> kMedian = {
@@ -156,7 +157,10 @@ TEST_F(TuneFinalistsTest, AllTestsEveryVariantBeforeItsBenchmark) {
   for (size_t i = 0; i < children.size(); ++i) {
     if (children[i].first != "bench") continue;
     size_t before = i - 1;
-    while (before > 0 && children[before].first == "build") --before;
+    while (before > 0 && (children[before].first == "build" ||
+                          children[before].first.ends_with(" --build-only"))) {
+      --before;
+    }
     EXPECT_EQ(children[before].first, "test") << "each benchmark right after its full tests";
     EXPECT_EQ(children[before].second, children[i].second);
   }
@@ -170,7 +174,7 @@ TEST_F(TuneFinalistsTest, AllTestsEveryVariantBeforeItsBenchmark) {
 TEST_F(TuneFinalistsTest, ResumeContinuesAmongTheFinalists) {
   int tests = 0;
   LockedRunner stopping([&](const auto& argv, const auto&) {
-    if (argv.at(3) == "test" && ++tests == 3) {  // the second finalist's suite
+    if (argv.at(3) == "test" && !BuildOnly(argv) && ++tests == 3) {  // the second finalist's
       ProcessResult r;
       r.interrupted = true;
       r.exit_code = 130;
@@ -208,16 +212,24 @@ TEST_F(TuneFinalistsTest, TestFilterRunsBeforeEachBenchmarkAndBenchFilterPicksTh
   LockedRunner runner([](const auto& argv, const auto&) { return Scripted(argv); });
   auto run = RunTune(fs_, runner, Options());
   ASSERT_TRUE(run.ok()) << run.error().Located();
-  const auto calls = runner.Calls();
+  // The GPU steps, in order (the build phase runs ahead of them on other threads).
+  auto gpu_steps = [](LockedRunner& r) {
+    std::vector<std::vector<std::string>> steps;
+    for (const auto& argv : r.Calls()) {
+      if (argv.at(3) != "build" && !BuildOnly(argv)) steps.push_back(argv);
+    }
+    return steps;
+  };
+  const auto calls = gpu_steps(runner);
   auto tail = [](const std::vector<std::string>& argv, size_t n) {
     return std::vector<std::string>(argv.end() - static_cast<long>(n), argv.end());
   };
-  ASSERT_EQ(calls.at(1).at(3), "test");
-  EXPECT_EQ(tail(calls[1], 1), (std::vector<std::string>{"--json"})) << "the defaults: full";
-  EXPECT_EQ(tail(calls[2], 4),
+  ASSERT_EQ(calls.at(0).at(3), "test");
+  EXPECT_EQ(tail(calls[0], 1), (std::vector<std::string>{"--json"})) << "the defaults: full";
+  EXPECT_EQ(tail(calls[1], 4),
             (std::vector<std::string>{"--no-peers", "--json", "--filter", "^gemm/4096"}));
-  EXPECT_EQ(calls.at(4).at(3), "test");
-  EXPECT_EQ(tail(calls[4], 3), (std::vector<std::string>{"--json", "--filter", "Gemm.Odd*"}));
+  EXPECT_EQ(calls.at(2).at(3), "test");
+  EXPECT_EQ(tail(calls[2], 3), (std::vector<std::string>{"--json", "--filter", "Gemm.Odd*"}));
   auto history = History();
   EXPECT_EQ(history[Id("BLOCK=64 VECS=1")].tests, TuneTests::kFiltered);
   EXPECT_EQ(history[Id("BLOCK=256 VECS=2")].stage, TuneStage::kTestFailed)
@@ -231,10 +243,10 @@ TEST_F(TuneFinalistsTest, TestFilterRunsBeforeEachBenchmarkAndBenchFilterPicksTh
   options.test_filter = "";
   options.filter = "1x1";
   ASSERT_TRUE(RunTune(fs_, plain, options).ok());
-  const auto plain_calls = plain.Calls();
-  ASSERT_EQ(plain_calls.at(3).at(3), "build");
-  EXPECT_EQ(plain_calls.at(4).at(3), "bench") << "no test before a variant's benchmark";
-  EXPECT_EQ(tail(plain_calls[4], 2), (std::vector<std::string>{"--filter", "1x1"}));
+  const auto plain_calls = gpu_steps(plain);
+  ASSERT_EQ(plain_calls.at(1).at(3), "bench");
+  EXPECT_EQ(plain_calls.at(2).at(3), "bench") << "no test before a variant's benchmark";
+  EXPECT_EQ(tail(plain_calls[2], 2), (std::vector<std::string>{"--filter", "1x1"}));
 }
 
 TEST_F(TuneFinalistsTest, ProgressLinesEstimateTheTimeLeft) {
@@ -249,10 +261,10 @@ TEST_F(TuneFinalistsTest, ProgressLinesEstimateTheTimeLeft) {
   ASSERT_TRUE(RunTune(fs_, runner, options).ok());
   // [2/6]: 10 s for 2 variants since the search started, 4 left.
   EXPECT_TRUE(Printed("tune: [2/6] " + Id("BLOCK=64 VECS=2") +
-                      " BLOCK=64 VECS=2: built 3.0 s, geomean 1.11x vs defaults, ~20 s left"))
+                      " BLOCK=64 VECS=2: built 6.0 s, geomean 1.11x vs defaults, ~20 s left"))
       << ::testing::PrintToString(progress_);
   EXPECT_TRUE(Printed("tune: [6/6] " + Id("BLOCK=256 VECS=2") +
-                      " BLOCK=256 VECS=2: built 3.0 s, geomean 2.00x vs defaults"))
+                      " BLOCK=256 VECS=2: built 6.0 s, geomean 2.00x vs defaults"))
       << "nothing left: no estimate";
 }
 

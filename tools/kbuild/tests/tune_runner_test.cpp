@@ -37,12 +37,19 @@ VECS = [1, 2]
 )";
 
 // The script: BLOCK=64 VECS=1 does not compile, BLOCK=64 VECS=2 fails a test,
-// BLOCK=128 VECS=1 spills (its build log says so), BLOCK=128 VECS=2 is fast.
+// BLOCK=128 VECS=1 spills (its build log says so), BLOCK=128 VECS=2 is fast
+// and spills a little (within max-spill-bytes). The harness builds replace
+// build.log with their own, as kbuild test and bench do.
 ProcessResult Scripted(FileSystem& fs, const std::vector<std::string>& argv) {
   const std::string command = argv.at(3);
   const Values v = LockedRunner::ValuesOf(argv);
   const bool b64 = v.count("BLOCK") && v.at("BLOCK") == "64";
   const std::string vecs = v.count("VECS") ? v.at("VECS") : "";
+  const fs::path log = fs::path(argv.at(2)) / "build/logs/build.log";
+  if (BuildOnly(argv)) {
+    EXPECT_TRUE(fs.Write(log, "[1/2] Building CXX object " + command + "\n").ok());
+    return Answer(0, BuildOnlyDocument(command));
+  }
   if (command == "build") {
     if (b64 && vecs == "1") {
       return Answer(3, ErrorDocument("build", 3,
@@ -51,9 +58,10 @@ ProcessResult Scripted(FileSystem& fs, const std::vector<std::string>& argv) {
                                       {"line", 48},
                                       {"column", 5}}));
     }
-    const std::string spills =
-        !b64 && vecs == "1" ? ", 48 bytes spill stores, 48 bytes spill loads" : "";
-    const Status logged = fs.Write(fs::path(argv.at(2)) / "build/logs/build.log",
+    const std::string spills = b64 || v.empty() ? ""
+                               : vecs == "1"    ? ", 48 bytes spill stores, 48 bytes spill loads"
+                                                : ", 8 bytes spill stores, 8 bytes spill loads";
+    const Status logged = fs.Write(log,
                                    "ptxas warning : Registers are spilled to local memory in "
                                    "function 'gemm'" +
                                        spills + "\n");
@@ -124,7 +132,9 @@ TEST_F(TuneRunTest, GridRecordsEveryStageAndRanksOnlyValidVariants) {
   EXPECT_EQ(spills.spill_bytes, 48);
   const auto& fast = by_id[Id("BLOCK=128 VECS=2")];
   EXPECT_EQ(fast.stage, TuneStage::kDone);
-  EXPECT_DOUBLE_EQ(fast.build_seconds, 12.5);
+  EXPECT_DOUBLE_EQ(fast.build_seconds, 12.5 + 1.5 + 1.5) << "build, test and bench binaries";
+  EXPECT_EQ(fast.spill_bytes, 8) << "read from kbuild build's log, before the harness builds";
+  EXPECT_DOUBLE_EQ(spills.build_seconds, 12.5) << "a spilling variant builds no harness";
   ASSERT_EQ(fast.cases.size(), 1u) << "correctness_only cases are not timed";
   EXPECT_EQ(fast.cases[0].name, "gemm/4096x4096 fp32");
   EXPECT_DOUBLE_EQ(fast.cases[0].median_us, 80.0);
@@ -148,9 +158,11 @@ TEST_F(TuneRunTest, GridRecordsEveryStageAndRanksOnlyValidVariants) {
   EXPECT_TRUE(fs_.Exists(kRun / "variants/defaults/project/gemm/gemm.cu"));
   EXPECT_TRUE(fs_.Exists(kRun / "variants" / Id("BLOCK=64 VECS=1") / "build.json"));
   EXPECT_TRUE(fs_.Exists(kRun / "variants" / Id("BLOCK=128 VECS=2") / "bench.json"));
+  EXPECT_TRUE(fs_.Exists(kRun / "variants" / Id("BLOCK=128 VECS=2") / "test-build.json"));
+  EXPECT_TRUE(fs_.Exists(kRun / "variants" / Id("BLOCK=128 VECS=2") / "bench-build.json"));
 
   const std::string last = "tune: [4/4] " + Id("BLOCK=128 VECS=2") +
-                           " BLOCK=128 VECS=2: built 12.5 s, 306 tests passed, geomean 1.25x "
+                           " BLOCK=128 VECS=2: built 15.5 s, 306 tests passed, geomean 1.25x "
                            "vs defaults";
   EXPECT_NE(std::find(progress.begin(), progress.end(), last), progress.end())
       << ::testing::PrintToString(progress);
@@ -163,25 +175,77 @@ TEST_F(TuneRunTest, ChildrenBuildTheirOwnCopyWithTheVariantsDefines) {
   options.filter = "4096";
   ASSERT_TRUE(RunTune(fs_, runner, options).ok());
   const auto children = runner.Children();
-  ASSERT_GE(children.size(), 3u);
+  ASSERT_GE(children.size(), 5u);
+  // The build phase builds the harness binaries too, so the GPU steps compile nothing.
   EXPECT_EQ(children[0].first, "build");
   EXPECT_TRUE(children[0].second.empty()) << "the defaults build without --define";
-  EXPECT_EQ(children[1].first, "test");
-  EXPECT_EQ(children[2].first, "bench");
-  // 5 builds, 3 tests (one did not compile, one spills), 2 benchmarks (one failed its test).
+  EXPECT_EQ(children[1].first, "test --build-only");
+  EXPECT_EQ(children[2].first, "bench --build-only");
+  EXPECT_EQ(children[3].first, "test");
+  EXPECT_EQ(children[4].first, "bench");
+  // 5 builds; the harness built and tested for 3 (one did not compile, one spills);
+  // 2 benchmarks (one failed its test).
   std::map<std::string, int> count;
   for (const auto& c : children) ++count[c.first];
   EXPECT_EQ(count["build"], 5);
+  EXPECT_EQ(count["test --build-only"], 3);
+  EXPECT_EQ(count["bench --build-only"], 3);
   EXPECT_EQ(count["test"], 3);
   EXPECT_EQ(count["bench"], 2);
-  // The exact command lines: the running kbuild on the variant's copy.
+  // The exact command lines: the running kbuild on the variant's copy, the same --define
+  // arguments in every step (a differing one would make Ninja rebuild in the GPU phase).
   const std::string copy = (kRun / "variants" / Id("BLOCK=128 VECS=2") / "project").string();
-  TuneVariant variant{{{"BLOCK", "128"}, {"VECS", "2"}}, Id("BLOCK=128 VECS=2")};
-  EXPECT_EQ(TuneChildArgv("/opt/kbuild/bin/kbuild", copy, "bench", variant,
-                          {"--no-peers", "--json", "--filter", "4096"}),
-            (std::vector<std::string>{"/opt/kbuild/bin/kbuild", "-C", copy, "bench", "--define",
-                                      "BLOCK=128", "--define", "VECS=2", "--no-peers", "--json",
-                                      "--filter", "4096"}));
+  const std::vector<std::string> head = {"/opt/kbuild/bin/kbuild", "-C", copy};
+  const std::vector<std::string> defines = {"--define", "BLOCK=128", "--define", "VECS=2"};
+  auto line = [&](const std::string& command, const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = head;
+    argv.push_back(command);
+    argv.insert(argv.end(), defines.begin(), defines.end());
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return argv;
+  };
+  std::vector<std::vector<std::string>> lines;
+  for (const auto& argv : runner.Calls()) {
+    if (argv.at(2) == copy) lines.push_back(argv);
+  }
+  EXPECT_EQ(lines,
+            (std::vector<std::vector<std::string>>{
+                line("build", {"-j1", "--json"}), line("test", {"--build-only", "-j1", "--json"}),
+                line("bench", {"--build-only", "-j1", "--json"}), line("test", {"--json"}),
+                line("bench", {"--no-peers", "--json", "--filter", "4096"})}));
+}
+
+TEST_F(TuneRunTest, HarnessThatDoesNotCompileIsABuildFailure) {
+  LockedRunner runner([this](const auto& argv, const auto&) {
+    const Values v = LockedRunner::ValuesOf(argv);
+    if (BuildOnly(argv) && argv.at(3) == "bench" && v == Values{{"BLOCK", "128"}, {"VECS", "2"}}) {
+      return Answer(3, ErrorDocument("bench", 3,
+                                     {{"message", "no matching function for call to 'Launch'"},
+                                      {"path", "benchmarks/gemm_bench.cpp"},
+                                      {"line", 12},
+                                      {"column", 3}}));
+    }
+    return Scripted(fs_, argv);
+  });
+  TuneOptions options = Options();
+  options.full_tests = 0;  // no variant runs tests: none builds them
+  ASSERT_TRUE(RunTune(fs_, runner, options).ok());
+  std::map<std::string, TuneEvaluation> by_id;
+  for (const auto& e : History()) by_id[e.variant.id] = e;
+  const auto& broken = by_id[Id("BLOCK=128 VECS=2")];
+  EXPECT_EQ(broken.stage, TuneStage::kBuildFailed);
+  EXPECT_EQ(broken.reason,
+            "benchmarks/gemm_bench.cpp:12:3: no matching function for call to 'Launch'");
+  EXPECT_NEAR(broken.build_seconds, 12.5, 0.5) << "the failed step's own time, near 0 here";
+  EXPECT_TRUE(fs_.Exists(kRun / "variants" / Id("BLOCK=128 VECS=2") / "bench-build.json"));
+  std::map<std::string, int> count;
+  for (const auto& [command, values] : runner.Children()) {
+    ++count[command];
+    if (command == "bench") EXPECT_NE(values, (Values{{"BLOCK", "128"}, {"VECS", "2"}}));
+  }
+  EXPECT_EQ(count["test --build-only"], 1) << "the defaults' only: they run the full suite";
+  EXPECT_EQ(count["bench --build-only"], 3);
+  EXPECT_EQ(count["bench"], 2) << "the defaults and BLOCK=64 VECS=2 (no tests to fail)";
 }
 
 TEST_F(TuneRunTest, ResumeAfterAStopEvaluatesOnlyTheRest) {
@@ -222,7 +286,7 @@ TEST_F(TuneRunTest, ResumeAfterAStopEvaluatesOnlyTheRest) {
 
 TEST_F(TuneRunTest, DefaultsFailingIsExit1AndNothingElseRuns) {
   LockedRunner runner([this](const auto& argv, const auto&) {
-    if (argv.at(3) == "test") return Answer(1, TestDocument(305, 1));
+    if (argv.at(3) == "test" && !BuildOnly(argv)) return Answer(1, TestDocument(305, 1));
     return Scripted(fs_, argv);
   });
   auto run = RunTune(fs_, runner, Options());
@@ -231,13 +295,13 @@ TEST_F(TuneRunTest, DefaultsFailingIsExit1AndNothingElseRuns) {
   EXPECT_EQ(run.error().message,
             "the defaults (the project as it is) failed: test-failed: 1 of 306 cases failed, "
             "first: gemm [7x33 fp32]: mismatch");
-  EXPECT_EQ(runner.Children().size(), 2u) << "build and test of the defaults only";
+  EXPECT_EQ(runner.Children().size(), 4u) << "the defaults' build phase and test only";
   ASSERT_EQ(History().size(), 1u) << "the history keeps why";
 }
 
 TEST_F(TuneRunTest, NoGpuIsExit4AfterTheDefaultsBuild) {
   LockedRunner runner([this](const auto& argv, const auto&) {
-    if (argv.at(3) == "test") {
+    if (argv.at(3) == "test" && !BuildOnly(argv)) {
       return Answer(4, ErrorDocument("test", 4, {{"message", "no CUDA GPU is visible"}}));
     }
     return Scripted(fs_, argv);
@@ -247,9 +311,11 @@ TEST_F(TuneRunTest, NoGpuIsExit4AfterTheDefaultsBuild) {
   EXPECT_EQ(run.error().code, ExitCode::kEnvironment);
   EXPECT_NE(run.error().message.find("no CUDA GPU is visible"), std::string::npos);
   const auto children = runner.Children();
-  ASSERT_EQ(children.size(), 2u);
+  ASSERT_EQ(children.size(), 4u);
   EXPECT_EQ(children[0].first, "build");
-  EXPECT_EQ(children[1].first, "test");
+  EXPECT_EQ(children[1].first, "test --build-only") << "compiled without a GPU";
+  EXPECT_EQ(children[2].first, "bench --build-only");
+  EXPECT_EQ(children[3].first, "test");
   EXPECT_TRUE(History().empty()) << "no verdict on the defaults without a GPU";
 }
 

@@ -208,8 +208,11 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
   AddJsonFlag(*sub, flags->json);
   sub->footer(
       "Each variant: kbuild -C results/tune-<t>/variants/<id>/project build --define ... -j1, "
-      "then (with a test filter) test --filter, then bench --no-peers, one variant at a time "
-      "on the GPU. The benchmark checks the values of every case it runs before and after "
+      "then test --build-only and bench --build-only with the same --define (the harness "
+      "binaries, compiled on the CPUs while the GPU runs other variants; its build time counts "
+      "all three), then on the GPU, one variant at a time, (with a test filter) test --filter, "
+      "then bench --no-peers, which find their binaries up to date. The benchmark checks the "
+      "values of every case it runs before and after "
       "timing, so a variant that computes wrong results is invalid without the tests. The "
       "defaults (no --define) are evaluated first as the baseline, with the full suite. Then "
       "the finalists: the full suite on the best-scored variants until --full-tests of them "
@@ -222,7 +225,8 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
       "finishes, and again when a finalist's full tests end), summary.md, heatmap.svg "
       "(variants x cases, % of peak), tuned_config.h (the best configuration per shape "
       "bucket, chosen at run time by bytes moved), and per variant its copy with build/logs/ "
-      "and the children's build.json, test.json, bench.json. Ctrl-C stops after ending the "
+      "and the children's build.json, test-build.json, bench-build.json, test.json, bench.json. "
+      "Ctrl-C stops after ending the "
       "children; --resume continues, also among the finalists.\n"
       "Exit codes: 0 done (also when some variants were invalid), 1 the defaults failed "
       "(nothing to compare against), 2 bad usage, kbuild.toml or --resume folder, 4 no GPU "

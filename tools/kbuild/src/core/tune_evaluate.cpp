@@ -24,11 +24,28 @@ struct TimedRun {
   double seconds = 0;
 };
 
+// One child of a variant's build phase: `kbuild build`, then `kbuild test|bench --build-only`.
+struct BuildStep {
+  std::string step;      // "build", "test --build-only", "bench --build-only"
+  std::string document;  // the name its JSON document is kept under: build, test-build, ...
+  std::vector<std::string> argv;
+  TimedRun run;
+};
+
+// What a variant's build phase did on its worker thread, in order, up to the first step that
+// did not succeed; ptxas's spill report is read from `kbuild build`'s log before the harness
+// builds replace that log with their own.
+struct BuiltVariant {
+  std::vector<BuildStep> steps;
+  int spill_bytes = 0;
+  bool Interrupted() const { return !steps.empty() && steps.back().run.result.interrupted; }
+};
+
 // One variant whose build runs (or ran) on a worker thread.
 struct BuildJob {
   TuneVariant variant;
   fs::path copy;
-  std::future<TimedRun> build;
+  std::future<BuiltVariant> build;
 };
 
 // What judging a built variant came to.
@@ -43,6 +60,33 @@ TimedRun RunTimed(ProcessRunner& runner, std::vector<std::string> argv) {
   run.result = runner.Run(argv, RunOptions{});
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;
+}
+
+// ptxas's spill report in the build log of the `kbuild build` that just ran in `copy`.
+int SpillBytesInBuildLog(const FileSystem& fs, const fs::path& copy) {
+  const fs::path log = MakeBuildPaths(copy).build_log;
+  if (fs.KindOf(log) != FileKind::kRegular) return 0;
+  auto text = fs.ReadAtMost(log, kMaxResultsBytes);
+  return text ? SpillBytesInLog(*text) : 0;
+}
+
+// The build phase of one variant (on a worker thread): each step once the one before
+// succeeded; the harness binaries only when the spills leave the variant valid.
+BuiltVariant BuildVariant(FileSystem& fs, ProcessRunner& runner, const fs::path& copy,
+                          std::vector<BuildStep> steps, int max_spill_bytes) {
+  BuiltVariant built;
+  for (BuildStep& step : steps) {
+    if (!built.steps.empty() && StopSignal() != 0) break;
+    step.run = RunTimed(runner, step.argv);
+    built.steps.push_back(std::move(step));
+    const BuildStep& done = built.steps.back();
+    if (ReadChildResult(done.run.result, done.step).outcome != ChildOutcome::kOk) break;
+    if (built.steps.size() == 1) {
+      built.spill_bytes = SpillBytesInBuildLog(fs, copy);
+      if (built.spill_bytes > max_spill_bytes) break;
+    }
+  }
+  return built;
 }
 
 Error EnvironmentError(const TuneVariant& variant, const std::string& step,
@@ -76,8 +120,8 @@ class Evaluator {
     while (!in_flight.empty()) {
       BuildJob job = std::move(in_flight.front());
       in_flight.pop_front();
-      const TimedRun built = job.build.get();
-      if (!built.result.interrupted) {
+      const BuiltVariant built = job.build.get();
+      if (!built.Interrupted()) {
         if (Status s = fill(); !s) return s.error();  // the next builds overlap its GPU steps
       }
       const Judged judged = Judge(job, built);
@@ -116,10 +160,26 @@ class Evaluator {
   Expected<BuildJob> StartBuild(const TuneVariant& variant) {
     BuildJob job{variant, TuneVariantDir(setup_.run_dir, variant.id) / "project", {}};
     if (Status s = WriteProjectCopy(fs_, *setup_.snapshot, job.copy); !s) return s.error();
-    auto argv = TuneChildArgv(setup_.kbuild_exe, job.copy, "build", variant, {"-j1", "--json"});
-    ProcessRunner& runner = runner_;
+    // The harness builds take the GPU steps' --define arguments (TuneChildArgv), so those
+    // find their binaries up to date; -j and --build-only change nothing Ninja compares.
+    std::vector<BuildStep> steps;
+    auto add = [&](const std::string& command, const std::string& step, const std::string& document,
+                   std::vector<std::string> extra) {
+      steps.push_back({step,
+                       document,
+                       TuneChildArgv(setup_.kbuild_exe, job.copy, command, variant, extra),
+                       {}});
+    };
+    add("build", "build", "build", {"-j1", "--json"});
+    if (setup_.build_tests) {
+      add("test", "test --build-only", "test-build", {"--build-only", "-j1", "--json"});
+    }
+    add("bench", "bench --build-only", "bench-build", {"--build-only", "-j1", "--json"});
     job.build = std::async(std::launch::async,
-                           [&runner, argv = std::move(argv)] { return RunTimed(runner, argv); });
+                           [&fs = fs_, &runner = runner_, copy = job.copy, steps = std::move(steps),
+                            max = setup_.max_spill_bytes]() mutable {
+                             return BuildVariant(fs, runner, copy, std::move(steps), max);
+                           });
     return job;
   }
 
@@ -147,19 +207,21 @@ class Evaluator {
     return true;
   }
 
-  void KeepDocument(const TuneVariant& variant, const std::string& step,
+  void KeepDocument(const TuneVariant& variant, const std::string& name,
                     const nlohmann::json& document) {
     if (document.is_null()) return;
     // The child's own account; losing it loses no result, so a failed write is not fatal.
-    (void)fs_.Write(TuneVariantDir(setup_.run_dir, variant.id) / (step + ".json"),
+    (void)fs_.Write(TuneVariantDir(setup_.run_dir, variant.id) / (name + ".json"),
                     JsonText(document) + "\n");
   }
 
-  // Runs one child step; fills `e` and returns false when the variant ends here.
+  // Judges one child step (its document kept as <document>.json, default <step>.json); fills
+  // `e` and returns false when the variant ends here.
   bool Step(const std::string& step, const TimedRun& run, const TuneVariant& variant,
-            TuneStage failed_stage, TuneEvaluation& e, ChildResult& child, Judged& judged) {
+            TuneStage failed_stage, TuneEvaluation& e, ChildResult& child, Judged& judged,
+            const std::string& document = "") {
     child = ReadChildResult(run.result, step);
-    KeepDocument(variant, step, child.document);
+    KeepDocument(variant, document.empty() ? step : document, child.document);
     if (child.outcome == ChildOutcome::kStopped || StopSignal() != 0) return false;
     if (child.outcome == ChildOutcome::kEnvironment) {
       judged.error = EnvironmentError(variant, step, child.reason);
@@ -177,17 +239,22 @@ class Evaluator {
     return RunTimed(runner_, TuneChildArgv(setup_.kbuild_exe, copy, command, variant, extra));
   }
 
-  Judged Judge(const BuildJob& job, const TimedRun& built) {
+  Judged Judge(const BuildJob& job, const BuiltVariant& built) {
     Judged judged;
     TuneEvaluation e;
     e.variant = job.variant;
     ChildResult child;
-    const bool built_ok =
-        Step("build", built, job.variant, TuneStage::kBuildFailed, e, child, judged);
-    e.build_seconds = NumberOr(child.document, "seconds", built.seconds);
+    // The build time is the whole build phase: the variant's build and its harness binaries.
+    bool built_ok = !built.steps.empty();
+    for (const BuildStep& step : built.steps) {
+      built_ok = Step(step.step, step.run, job.variant, TuneStage::kBuildFailed, e, child, judged,
+                      step.document);
+      e.build_seconds += NumberOr(child.document, "seconds", step.run.seconds);
+      if (!built_ok) break;
+    }
+    e.spill_bytes = built.spill_bytes;
     int tests_passed = 0;
     if (built_ok) {
-      e.spill_bytes = SpillBytes(job.copy);
       if (e.spill_bytes > setup_.max_spill_bytes) {
         e.stage = TuneStage::kSpills;
         e.reason = "spills " + std::to_string(e.spill_bytes) + " bytes";
@@ -206,15 +273,6 @@ class Evaluator {
     if (!judged.recorded || judged.error) return judged;
     if (Status s = Record(e, tests_passed); !s) judged.error = s.error();
     return judged;
-  }
-
-  // ptxas's spill report in the build log of the `kbuild build` that just ran (kbuild test and
-  // bench replace the log with their own build's).
-  int SpillBytes(const fs::path& copy) const {
-    const fs::path log = MakeBuildPaths(copy).build_log;
-    if (fs_.KindOf(log) != FileKind::kRegular) return 0;
-    auto text = fs_.ReadAtMost(log, kMaxResultsBytes);
-    return text ? SpillBytesInLog(*text) : 0;
   }
 
   FileSystem& fs_;

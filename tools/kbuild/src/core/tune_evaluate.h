@@ -1,15 +1,20 @@
 // Evaluating variants for `kbuild tune` (tune_runner.h): each one's copy of
-// the project is built by a child `kbuild build` on a worker thread, up to
-// `build_jobs` at once, while the variants already built are tested (the
-// full suite, the test-filter subset or not at all) and benchmarked one at a
-// time (the GPU is one shared instrument). Each finished variant is appended
+// the project is built on a worker thread, up to `build_jobs` at once, by a
+// child `kbuild build` and then `kbuild test --build-only` and `kbuild bench
+// --build-only` with the same --define arguments, while the variants already
+// built are tested (the full suite, the test-filter subset or not at all) and
+// benchmarked one at a time (the GPU is one shared instrument). The GPU
+// steps' children so find their harness binaries up to date and compile
+// nothing: the GPU never waits for a compiler. Each finished variant is appended
 // to the history before the next one is judged. The benchmark checks every
 // case's values against the reference before and after timing, so a variant
 // that computes wrong results fails there even without tests. Finalists get
 // the full suite afterwards (TestFinalist).
 //
-// Only ProcessRunner::Run is called off the main thread; the file system is
-// touched from the main thread alone.
+// Off the main thread: ProcessRunner::Run, and the one read of a variant's
+// own build log (ptxas's spill report, read after `kbuild build` and before
+// the harness builds replace the log); everything else on the file system
+// happens on the main thread.
 #pragma once
 
 #include <filesystem>
@@ -35,6 +40,9 @@ struct TuneEvaluateSetup {
   std::string filter;       // kbuild bench --filter
   bool full_tests = true;   // the full `kbuild test` before each benchmark
   std::string test_filter;  // else `kbuild test --filter` ("": no tests)
+  // Whether any variant of this batch may run tests (here or as a finalist): its test binary is
+  // built in the build phase too.
+  bool build_tests = true;
   // False once no new build may start (--time ran out); the variants already
   // building are still tested and benchmarked.
   std::function<bool()> may_start;

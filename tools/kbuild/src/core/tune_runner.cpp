@@ -94,7 +94,9 @@ class TuneRun {
 
   Status Run() {
     if (!FindRecorded(result_.evaluations, kTuneDefaultsId)) {
-      Progress("tune: [defaults] building the project as it is (the baseline)");
+      Progress(
+          "tune: [defaults] building the project as it is (the baseline), then its test and "
+          "benchmark binaries (kbuild test|bench --build-only), so the GPU steps compile nothing");
       auto end = Evaluate({DefaultsVariant()}, /*full_tests=*/true);
       if (!end) return end.error();
       if (*end == TuneBatchEnd::kStopped) return Stopped();
@@ -230,6 +232,7 @@ class TuneRun {
     setup.filter = options_.filter.value_or(space_.bench_filter);
     setup.full_tests = full_tests || options_.full_tests == kTuneFullTestsAll;
     setup.test_filter = test_filter_;
+    setup.build_tests = setup.full_tests || options_.full_tests > 0 || !test_filter_.empty();
     setup.may_start = [this] { return TimeLeft(); };
     setup.on_recorded = [this](const TuneEvaluation& e, int tests_passed) {
       Recorded(e, tests_passed);
