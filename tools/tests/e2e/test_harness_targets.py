@@ -2,10 +2,13 @@
 
 Without a GPU the commands build the binaries first and only then stop with exit 4, so a broken test
 or benchmark is caught here. With a GPU they run for real in tools/scripts/gpu-run.sh instead.
+`--build-only` compiles the same binaries and stops with exit 0, on any machine.
 """
 
+import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -32,6 +35,40 @@ def test_harness_binaries_compile_then_no_gpu_is_reported(kbuild, built_projects
     text = output_of(result)
     assert f"kbuild {command} needs a CUDA GPU" in text, describe(result)
     assert "the binaries compiled" in text, describe(result)
+
+
+@pytest.mark.parametrize("command, target", [("test", "kbuild_tests"),
+                                             ("bench", "kbuild_benchmarks")])
+def test_build_only_compiles_and_stops_without_looking_for_a_gpu(kbuild, built_projects, command,
+                                                                  target):
+    project = built_projects.get("blank")
+    result = kbuild(command, "--build-only", "--json", cwd=project, timeout=1800)
+    assert result.returncode == 0, describe(result)
+    doc = json.loads(result.stdout)
+    assert doc["command"] == command and doc["ok"] is True and doc["exit_code"] == 0, doc
+    assert doc["build_only"] is True and doc["target"] == target, doc
+    assert Path(doc["binary"]) == project / "build" / "cmake" / target, doc
+    assert Path(doc["binary"]).is_file(), doc
+    assert {"compiled", "linked", "configured", "build_seconds", "seconds", "log"} <= doc.keys()
+    assert "gpu" not in doc, "no GPU was looked for"
+    # Built once: the next run (here, or the real one on a GPU machine) compiles nothing.
+    again = kbuild(command, "--build-only", cwd=project, timeout=600)
+    assert again.returncode == 0, describe(again)
+    assert again.stdout.startswith(f"built build/cmake/{target} (compile 0 files, nothing to link"), \
+        describe(again)
+    if not gpu_visible():
+        run = kbuild(command, cwd=project, timeout=600)
+        assert run.returncode == 4, describe(run)
+        assert "compile 0 files" in run.stderr, describe(run)
+
+
+def test_build_only_is_in_help_and_refuses_no_project(kbuild, tmp_path):
+    for command in ("test", "bench"):
+        help_text = kbuild(command, "--help").stdout
+        assert "--build-only" in help_text and "With --build-only: 0 built" in help_text
+        result = kbuild(command, "--build-only", "--json", cwd=tmp_path)
+        assert result.returncode == 2, describe(result)
+        assert json.loads(result.stdout)["ok"] is False
 
 
 @pytest.fixture(scope="module")
