@@ -209,7 +209,7 @@ void AddBenchCommand(CLI::App& app, const GlobalOptions& global, Invocation& inv
   sub->add_option("--peers-timeout", flags->peers_timeout,
                   "Seconds the peer timing may take before it is killed (default: 1200)")
       ->check(CLI::PositiveNumber);
-  AddHarnessBuildFlags(*sub, flags->build);
+  AddHarnessBuildFlags(*sub, flags->build, BuildOnlyFlag::kYes);
   sub->footer(
       "Output: the table, results/bench-<timestamp>.{json,csv,md,svg} and results/latest.*, "
       "build/logs/bench.log (all output), the peer job and results in "

@@ -23,16 +23,22 @@ struct HarnessBuildFlags {
   bool build_only = false;
 };
 
-inline void AddHarnessBuildFlags(CLI::App& sub, HarnessBuildFlags& flags) {
+// Whether a command offers --build-only (test and bench; profile needs its run).
+enum class BuildOnlyFlag { kNo, kYes };
+
+inline void AddHarnessBuildFlags(CLI::App& sub, HarnessBuildFlags& flags,
+                                 BuildOnlyFlag build_only = BuildOnlyFlag::kNo) {
   sub.add_option("--arch", flags.arch,
                  "CUDA capabilities to compile for, replacing cuda-capabilities (e.g. 9.0)")
       ->delimiter(',');
   AddDefineOption(sub, flags.defines);
   sub.add_option("-j,--jobs", flags.jobs, "Parallel compile jobs (default: Ninja's choice)");
   sub.add_flag("--verbose", flags.verbose, "Stream the compiler output to stderr");
-  sub.add_flag("--build-only", flags.build_only,
-               "Compile and link the binaries, then stop (exit 0) without looking for a GPU: "
-               "compile here, run on a GPU machine later (the run then compiles nothing)");
+  if (build_only == BuildOnlyFlag::kYes) {
+    sub.add_flag("--build-only", flags.build_only,
+                 "Compile and link the binaries, then stop (exit 0) without looking for a GPU: "
+                 "compile here, run on a GPU machine later (the run then compiles nothing)");
+  }
   AddJsonFlag(sub, flags.json);
 }
 

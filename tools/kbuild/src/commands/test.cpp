@@ -90,7 +90,7 @@ void AddTestCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
   sub->add_option("--timeout", flags->timeout,
                   "Seconds one test may run before it is killed and fails (default: 300)")
       ->check(CLI::PositiveNumber);
-  AddHarnessBuildFlags(*sub, flags->build);
+  AddHarnessBuildFlags(*sub, flags->build, BuildOnlyFlag::kYes);
   sub->footer(
       "Output: a table per case, the summary line, build/logs/test.log (all test output) and "
       "build/test-results/test-<timestamp>.jsonl (the harness records).\n"
