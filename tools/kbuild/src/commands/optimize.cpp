@@ -42,12 +42,6 @@ struct OptimizeFlags {
   bool json = false;
 };
 
-fs::path RunningKbuild() {
-  std::error_code ec;
-  const auto exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec || exe.empty() ? fs::path("/proc/self/exe") : exe;
-}
-
 // gpu.md: what `kbuild doctor --json` says about this machine ("" when it says nothing).
 std::string GpuText(ProcessRunner& runner, const fs::path& exe) {
   RunOptions options;
@@ -106,7 +100,7 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
                                snapshot->skipped_links.size(),
                                snapshot->skipped_links.front().string()));
   }
-  const fs::path exe = RunningKbuild();
+  const fs::path exe = RunningExecutable();
   options.task.gpu_text = GpuText(runner, exe);
 
   std::unique_ptr<Proposer> proposer;

@@ -10,6 +10,7 @@
 
 #include "commands/command.h"
 #include "core/harness_targets.h"
+#include "core/kbuild_home.h"
 #include "core/report.h"
 #include "core/tune_finalists.h"
 #include "core/tune_results.h"
@@ -35,12 +36,6 @@ struct TuneFlags {
 };
 
 // The running executable, so each variant is built by this very kbuild.
-std::filesystem::path RunningKbuild() {
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec || exe.empty() ? std::filesystem::path("/proc/self/exe") : exe;
-}
-
 std::string ResumeCommand(const GlobalOptions& global, const TuneRunResult& r,
                           const std::filesystem::path& project) {
   const std::string at = global.project_dir == "." ? "" : " -C " + global.project_dir.string();
@@ -131,7 +126,7 @@ int RunTuneCommand(const GlobalOptions& global, const TuneFlags& flags) {
   options.project_dir = std::filesystem::absolute(global.project_dir).lexically_normal();
   if (options.project_dir.filename().empty())
     options.project_dir = options.project_dir.parent_path();
-  options.kbuild_exe = RunningKbuild();
+  options.kbuild_exe = RunningExecutable();
   options.strategy = flags.strategy;
   if (flags.budget >= 0) options.budget = static_cast<size_t>(flags.budget);
   options.time_limit_seconds = flags.time;

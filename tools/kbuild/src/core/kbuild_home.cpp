@@ -8,6 +8,12 @@ namespace kb {
 
 namespace fs = std::filesystem;
 
+fs::path RunningExecutable() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec || exe.empty() ? fs::path("/proc/self/exe") : exe;
+}
+
 std::optional<fs::path> ExecutableDir() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
@@ -40,7 +46,8 @@ fs::path KbuildHome() { return ChooseKbuildHome().path; }
 
 std::string DataFolderHint(const std::string& what) {
   return "reinstall kbuild (its share/kbuild folder is incomplete), or set KBUILD_HOME to a folder "
-         "holding " + what + " (an install's share/kbuild, or the kbuild source tree)";
+         "holding " +
+         what + " (an install's share/kbuild, or the kbuild source tree)";
 }
 
 Expected<fs::path> FindKbuildHome(const FileSystem& fs) {

@@ -17,6 +17,10 @@ namespace kb {
 // The data folder below an install prefix, relative to the prefix.
 inline constexpr const char* kInstalledDataDir = "share/kbuild";
 
+// The running executable (/proc/self/exe resolved; the link itself when it
+// cannot be read), what tune and optimize run again as their children.
+std::filesystem::path RunningExecutable();
+
 // The folder holding the running executable (/proc/self/exe), or nothing.
 std::optional<std::filesystem::path> ExecutableDir();
 

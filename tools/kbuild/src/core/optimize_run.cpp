@@ -9,6 +9,7 @@
 #include "core/message_text.h"
 #include "core/optimize_history.h"
 #include "core/report.h"
+#include "core/run_folder.h"
 #include "core/sha256.h"
 #include "core/stop_signal.h"
 #include "core/tune_space.h"
@@ -19,17 +20,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kRunPrefix = "optimize-";
 constexpr const char* kPlannedFile = "planned.json";
 
 double SteadySeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-Error ResumeError(const fs::path& given, const std::string& why) {
-  return MakeError(ExitCode::kUsage, "--resume " + OneLine(given.string()) + ": " + why,
-                   "name a folder an earlier kbuild optimize made, e.g. --resume "
-                   "results/optimize-20261201-140000");
 }
 
 // The archive's key: what the candidate compiles (macro values, file contents).
@@ -337,40 +331,12 @@ Status WriteConclusions(FileSystem& fs, OptimizeRunResult& r) {
 
 Expected<fs::path> NewOptimizeRunFolder(const FileSystem& fs, const fs::path& project,
                                         const std::string& stamp) {
-  const fs::path results = project / "results";
-  const FileKind kind = fs.KindOf(results);
-  if (kind != FileKind::kMissing && kind != FileKind::kDirectory) {
-    return MakeError(ExitCode::kUsage, results.string() + " is not a folder (a symlink or file)",
-                     "remove it: kbuild writes its results there");
-  }
-  const std::string base = std::string(kRunPrefix) + stamp;
-  fs::path run = results / base;
-  for (int n = 2; fs.KindOf(run) != FileKind::kMissing; ++n) {
-    if (n > 100) return MakeError(ExitCode::kUsage, "too many optimize runs named " + base);
-    run = results / (base + "-" + std::to_string(n));
-  }
-  return run;
+  return NewRunFolder(fs, project, "optimize", stamp);
 }
 
 Expected<fs::path> ResumeOptimizeRunFolder(const FileSystem& fs, const fs::path& project,
                                            const fs::path& given) {
-  const fs::path results = (project / "results").lexically_normal();
-  const fs::path run = (given.is_absolute() ? given : project / given).lexically_normal();
-  const fs::path relative = run.lexically_relative(results);
-  if (relative.empty() || std::distance(relative.begin(), relative.end()) != 1 ||
-      !relative.string().starts_with(kRunPrefix)) {
-    return ResumeError(given, "not a folder results/optimize-* of this project");
-  }
-  if (fs.KindOf(results) != FileKind::kDirectory) {
-    return ResumeError(given, results.string() + " is not a folder (a symlink is refused)");
-  }
-  const FileKind kind = fs.KindOf(run);
-  if (kind == FileKind::kSymlink) return ResumeError(given, "a symbolic link is refused");
-  if (kind != FileKind::kDirectory) return ResumeError(given, "no such folder");
-  if (fs.KindOf(run / kOptimizeHistoryFile) != FileKind::kRegular) {
-    return ResumeError(given, "it holds no regular file history.jsonl");
-  }
-  return run;
+  return ResumeRunFolder(fs, project, given, "optimize", kOptimizeHistoryFile);
 }
 
 OptimizeTotals TotalsOf(const std::vector<Attempt>& attempts) {

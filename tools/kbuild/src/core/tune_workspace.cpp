@@ -4,20 +4,13 @@
 
 #include "core/message_text.h"
 #include "core/paths.h"
+#include "core/run_folder.h"
 
 namespace kb {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr const char* kRunPrefix = "tune-";
-
-Error ResumeError(const fs::path& given, const std::string& why) {
-  return MakeError(ExitCode::kUsage, "--resume " + OneLine(given.string()) + ": " + why,
-                   "name a folder an earlier kbuild tune made, e.g. --resume "
-                   "results/tune-20261201-140000");
-}
 
 // build/, results/ and any .git hold outputs and history, not the project.
 bool LeftOutOfCopy(const fs::path& relative) {
@@ -39,43 +32,12 @@ Error TooLargeProjectError(const fs::path& project, const std::string& what) {
 
 Expected<fs::path> NewTuneRunFolder(const FileSystem& fs, const fs::path& project,
                                     const std::string& stamp) {
-  const fs::path results = project / "results";
-  const FileKind kind = fs.KindOf(results);
-  if (kind != FileKind::kMissing && kind != FileKind::kDirectory) {
-    return MakeError(ExitCode::kUsage, results.string() + " is not a folder (a symlink or file)",
-                     "remove it: kbuild writes its results there");
-  }
-  const std::string base = std::string(kRunPrefix) + stamp;
-  fs::path run = results / base;
-  for (int n = 2; fs.KindOf(run) != FileKind::kMissing; ++n) {
-    if (n > 100) return MakeError(ExitCode::kUsage, "too many tune runs named " + base);
-    run = results / (base + "-" + std::to_string(n));
-  }
-  return run;
+  return NewRunFolder(fs, project, "tune", stamp);
 }
 
 Expected<fs::path> ResumeTuneRunFolder(const FileSystem& fs, const fs::path& project,
                                        const fs::path& given) {
-  const fs::path results = (project / "results").lexically_normal();
-  const fs::path run = (given.is_absolute() ? given : project / given).lexically_normal();
-  const fs::path relative = run.lexically_relative(results);
-  const bool one_below = !relative.empty() && std::distance(relative.begin(), relative.end()) == 1;
-  if (!one_below || relative.string() == ".." || relative.string() == ".") {
-    return ResumeError(given, "not a folder directly inside " + results.string());
-  }
-  if (!relative.string().starts_with(kRunPrefix)) {
-    return ResumeError(given, "not a tune run folder (its name starts with 'tune-')");
-  }
-  if (fs.KindOf(results) != FileKind::kDirectory) {
-    return ResumeError(given, results.string() + " is not a folder (a symlink is refused)");
-  }
-  const FileKind kind = fs.KindOf(run);
-  if (kind == FileKind::kSymlink) return ResumeError(given, "a symbolic link is refused");
-  if (kind != FileKind::kDirectory) return ResumeError(given, "no such folder");
-  if (fs.KindOf(run / kTuneHistoryFile) != FileKind::kRegular) {
-    return ResumeError(given, "it holds no regular file history.jsonl");
-  }
-  return run;
+  return ResumeRunFolder(fs, project, given, "tune", kTuneHistoryFile);
 }
 
 Expected<ProjectSnapshot> SnapshotProject(const FileSystem& fs, const fs::path& project) {

@@ -1,0 +1,66 @@
+#include "core/run_folder.h"
+
+#include <iterator>
+
+#include "core/message_text.h"
+
+namespace kb {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+Error ResumeError(const fs::path& given, const std::string& command, const std::string& why) {
+  return MakeError(ExitCode::kUsage, "--resume " + OneLine(given.string()) + ": " + why,
+                   "name a folder an earlier kbuild " + command + " made, e.g. --resume results/" +
+                       command + "-20261201-140000");
+}
+
+}  // namespace
+
+Expected<fs::path> NewRunFolder(const FileSystem& fs, const fs::path& project,
+                                const std::string& command, const std::string& stamp) {
+  const fs::path results = project / "results";
+  const FileKind kind = fs.KindOf(results);
+  if (kind != FileKind::kMissing && kind != FileKind::kDirectory) {
+    return MakeError(ExitCode::kUsage, results.string() + " is not a folder (a symlink or file)",
+                     "remove it: kbuild writes its results there");
+  }
+  const std::string base = command + "-" + stamp;
+  fs::path run = results / base;
+  for (int n = 2; fs.KindOf(run) != FileKind::kMissing; ++n) {
+    if (n > 100) return MakeError(ExitCode::kUsage, "too many " + command + " runs named " + base);
+    run = results / (base + "-" + std::to_string(n));
+  }
+  return run;
+}
+
+Expected<fs::path> ResumeRunFolder(const FileSystem& fs, const fs::path& project,
+                                   const fs::path& given, const std::string& command,
+                                   const std::string& history) {
+  const fs::path results = (project / "results").lexically_normal();
+  const fs::path run = (given.is_absolute() ? given : project / given).lexically_normal();
+  const fs::path relative = run.lexically_relative(results);
+  const bool one_below = !relative.empty() && std::distance(relative.begin(), relative.end()) == 1;
+  if (!one_below || relative.string() == ".." || relative.string() == ".") {
+    return ResumeError(given, command, "not a folder directly inside " + results.string());
+  }
+  if (!relative.string().starts_with(command + "-")) {
+    return ResumeError(
+        given, command,
+        "not a " + command + " run folder (its name starts with '" + command + "-')");
+  }
+  if (fs.KindOf(results) != FileKind::kDirectory) {
+    return ResumeError(given, command,
+                       results.string() + " is not a folder (a symlink is refused)");
+  }
+  const FileKind kind = fs.KindOf(run);
+  if (kind == FileKind::kSymlink) return ResumeError(given, command, "a symbolic link is refused");
+  if (kind != FileKind::kDirectory) return ResumeError(given, command, "no such folder");
+  if (fs.KindOf(run / history) != FileKind::kRegular) {
+    return ResumeError(given, command, "it holds no regular file " + history);
+  }
+  return run;
+}
+
+}  // namespace kb

@@ -1,0 +1,29 @@
+// The run folders of commands that record attempts and can resume:
+// <project>/results/<command>-<stamp> (kbuild tune: "tune", kbuild optimize:
+// "optimize"), each holding its history.jsonl.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "core/error.h"
+#include "core/fs.h"
+
+namespace kb {
+
+// A new run folder <project>/results/<command>-<stamp> (with "-2", "-3", ...
+// when taken); not created yet. Exit 2 when results/ is a symlink or a file.
+Expected<std::filesystem::path> NewRunFolder(const FileSystem& fs,
+                                             const std::filesystem::path& project,
+                                             const std::string& command, const std::string& stamp);
+
+// The folder --resume names (relative paths are relative to the project),
+// checked: a directory <project>/results/<command>-*, neither it nor results/
+// a symlink, holding a regular `history`. Exit 2 otherwise, saying which.
+Expected<std::filesystem::path> ResumeRunFolder(const FileSystem& fs,
+                                                const std::filesystem::path& project,
+                                                const std::filesystem::path& given,
+                                                const std::string& command,
+                                                const std::string& history);
+
+}  // namespace kb
