@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 
+#include "core/history_lines.h"
 #include "core/json_fields.h"
 #include "core/report.h"
 #include "core/tune_results.h"
@@ -31,11 +32,6 @@ constexpr std::array<std::pair<CandidateOrigin, const char*>, 5> kOrigins = {{
     {CandidateOrigin::kRepair, "repair"},
     {CandidateOrigin::kMigration, "migration"},
 }};
-
-Expected<std::string> ReadText(const FileSystem& fs, const std::filesystem::path& path) {
-  if (fs.KindOf(path) == FileKind::kMissing) return std::string();
-  return fs.ReadAtMost(path, kMaxResultsBytes);
-}
 
 bool ValidId(const std::string& id) {
   return !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), [](char c) {
@@ -169,46 +165,27 @@ std::optional<Attempt> AttemptFromJson(const Json& line, std::string* problem) {
 }
 
 Status AppendAttempt(FileSystem& fs, const std::filesystem::path& path, const Attempt& attempt) {
-  auto text = ReadText(fs, path);
-  if (!text) return text.error();
-  std::string content = std::move(*text);
-  const size_t tail = content.rfind('\n') == std::string::npos ? 0 : content.rfind('\n') + 1;
-  if (tail < content.size()) {
-    std::string problem;
-    const Json last = Json::parse(content.substr(tail), nullptr, false);
-    if (!last.is_discarded() && AttemptFromJson(last, &problem)) {
-      content += '\n';
-    } else {
-      content.resize(tail);  // cut short by a kill: that attempt is done again
-    }
-  }
   // One line: invalid UTF-8 becomes U+FFFD instead of throwing (as JsonText does).
-  content += AttemptJson(attempt).dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
-  if (content.size() > kMaxResultsBytes) return FileTooLargeError(path, kMaxResultsBytes);
-  return fs.Write(path, content);
+  const std::string line =
+      AttemptJson(attempt).dump(-1, ' ', false, Json::error_handler_t::replace);
+  return AppendHistoryLine(fs, path, line, [](std::string_view text) {
+    std::string problem;
+    const Json last = Json::parse(text, nullptr, false);
+    return !last.is_discarded() && AttemptFromJson(last, &problem).has_value();
+  });
 }
 
 Expected<OptimizeHistory> ReadAttempts(const FileSystem& fs, const std::filesystem::path& path) {
-  auto text = ReadText(fs, path);
+  auto text = ReadHistoryText(fs, path);
   if (!text) return text.error();
-  std::vector<std::string> lines;
-  for (size_t at = 0; at < text->size();) {
-    const size_t end = std::min(text->find('\n', at), text->size());
-    lines.push_back(text->substr(at, end - at));
-    at = end + 1;
-  }
-  while (!lines.empty() && lines.back().find_first_not_of(" \t\r") == std::string::npos) {
-    lines.pop_back();
-  }
   OptimizeHistory history;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].find_first_not_of(" \t\r") == std::string::npos) continue;
+  for (const JsonLine& line : HistoryLines(*text)) {
     std::string problem = "not a JSON object";
-    const Json line = Json::parse(lines[i], nullptr, false);
+    const Json json = Json::parse(line.text, nullptr, false);
     std::optional<Attempt> attempt;
-    if (!line.is_discarded()) attempt = AttemptFromJson(line, &problem);
+    if (!json.is_discarded()) attempt = AttemptFromJson(json, &problem);
     if (!attempt) {
-      if (i + 1 == lines.size()) {
+      if (line.last) {
         history.warnings.push_back(path.string() + ": the last line is cut short (" + problem +
                                    "); that attempt is done again");
         break;
@@ -216,7 +193,7 @@ Expected<OptimizeHistory> ReadAttempts(const FileSystem& fs, const std::filesyst
       Error e = MakeError(ExitCode::kUsage, problem,
                           "the history is written by kbuild optimize; restore or remove the line");
       e.path = path.string();
-      e.line = static_cast<int>(i + 1);
+      e.line = line.number;
       return e;
     }
     auto same =

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "core/history_lines.h"
 #include "core/message_text.h"
 
 namespace kb {
@@ -122,13 +123,6 @@ std::optional<TuneEvaluation> ParseLine(std::string_view text, std::string* prob
     return std::nullopt;
   }
   return ParseRecord(line, problem);
-}
-
-Expected<std::string> ReadHistoryText(const FileSystem& fs, const std::filesystem::path& path) {
-  const FileKind kind = fs.KindOf(path);
-  if (kind == FileKind::kMissing) return std::string();
-  if (kind != FileKind::kRegular) return NotRegularFileError(path, kind);
-  return fs.ReadAtMost(path, kMaxResultsBytes);
 }
 
 Error HistoryError(const std::filesystem::path& path, int line, const std::string& message) {
@@ -275,51 +269,28 @@ std::string HistoryLine(const TuneEvaluation& e) {
 }
 
 Status AppendHistory(FileSystem& fs, const std::filesystem::path& path, const TuneEvaluation& e) {
-  auto text = ReadHistoryText(fs, path);
-  if (!text) return text.error();
-  std::string content = std::move(*text);
-  const size_t tail = content.rfind('\n') == std::string::npos ? 0 : content.rfind('\n') + 1;
-  if (tail < content.size()) {
+  return AppendHistoryLine(fs, path, HistoryLine(e), [](std::string_view line) {
     std::string problem;
-    if (ParseLine(std::string_view(content).substr(tail), &problem)) {
-      content += '\n';
-    } else {
-      content.resize(tail);  // cut short by a kill: that variant is evaluated again
-    }
-  }
-  content += HistoryLine(e) + "\n";
-  if (content.size() > kMaxResultsBytes) return FileTooLargeError(path, kMaxResultsBytes);
-  return fs.Write(path, content);
+    return ParseLine(line, &problem).has_value();
+  });
 }
 
 Expected<TuneHistory> ReadHistory(const FileSystem& fs, const std::filesystem::path& path) {
   auto text = ReadHistoryText(fs, path);
   if (!text) return text.error();
-  std::vector<std::string_view> lines;
-  for (size_t at = 0; at < text->size();) {
-    const size_t end = std::min(text->find('\n', at), text->size());
-    lines.push_back(std::string_view(*text).substr(at, end - at));
-    at = end + 1;
-  }
-  size_t last = lines.size();
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].find_first_not_of(" \t\r") != std::string_view::npos) last = i;
-  }
   TuneHistory history;
   std::map<std::string, size_t> index_of;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].find_first_not_of(" \t\r") == std::string_view::npos) continue;
+  for (const JsonLine& line : HistoryLines(*text)) {
     std::string problem;
-    auto record = ParseLine(lines[i], &problem);
-    const int number = static_cast<int>(i + 1);
-    if (!record && i == last) {
-      history.warnings.push_back(path.string() + ":" + std::to_string(number) +
+    auto record = ParseLine(line.text, &problem);
+    if (!record && line.last) {
+      history.warnings.push_back(path.string() + ":" + std::to_string(line.number) +
                                  ": skipped the last line (" + OneLine(problem) +
                                  "), as an interrupted run leaves it; that variant is evaluated "
                                  "again");
       continue;
     }
-    if (!record) return HistoryError(path, number, problem);
+    if (!record) return HistoryError(path, line.number, problem);
     const auto [it, added] = index_of.emplace(record->variant.id, history.evaluations.size());
     if (added) {
       history.evaluations.push_back(std::move(*record));
