@@ -1,11 +1,13 @@
 // kbuild tune's run, driven without a GPU or a compiler: the children
 // (`kbuild -C <copy> build|test|bench --json`) answer from a script, the
 // project lives in a MemoryFileSystem (fakes in tune_fakes.h; the finalists
-// in tune_finalists_test.cpp). Covers the stages and reasons a history records, that invalid
-// variants never rank, the files written,
-// --resume after a stop, the defaults failing (exit 1), no GPU (exit 4 after
-// the build), a hostile --resume folder (exit 2), and the children's
-// documents, build logs and the project copy.
+// in tune_finalists_test.cpp). Covers the stages and reasons a history
+// records, that invalid variants never rank, the files written, the build
+// phase (`kbuild build`, then `test|bench --build-only` with the same
+// --define, so the GPU steps compile nothing), --resume after a stop, the
+// defaults failing (exit 1), no GPU (exit 4 after the build) and a hostile
+// --resume folder (exit 2). What tune reads from the children's documents
+// and build logs: tune_child_test.cpp.
 #include "core/tune_runner.h"
 
 #include <gtest/gtest.h>
@@ -15,7 +17,6 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "core/tune_child.h"
 #include "core/tune_results.h"
 #include "core/tune_space.h"
 #include "core/tune_workspace.h"
@@ -378,60 +379,6 @@ TEST_F(TuneRunTest, EvolveStaysWithinTheBudget) {
   auto run = RunTune(fs_, runner, options);
   ASSERT_TRUE(run.ok()) << run.error().Located();
   EXPECT_EQ(History().size(), 4u);
-}
-
-TEST(TuneChild, ReadsDocumentsAmidOtherOutput) {
-  ProcessResult r;
-  r.exit_code = 3;
-  r.output =
-      "a warning on stderr\n{\n  \"error\": {\"message\": \"undefined\", \"path\": "
-      "\"k.cu\", \"line\": 4}\n}\n";
-  const ChildResult child = ReadChildResult(r, "build");
-  EXPECT_EQ(child.outcome, ChildOutcome::kFailed);
-  EXPECT_EQ(child.reason, "k.cu:4: undefined");
-
-  r.output = "Segmentation fault\n";
-  r.exit_code = 139;
-  EXPECT_EQ(ReadChildResult(r, "bench").reason,
-            "kbuild bench exited 139 without a JSON document: Segmentation fault");
-  r.exit_code = 0;
-  EXPECT_EQ(ReadChildResult(r, "test").outcome, ChildOutcome::kOk);
-  r.exit_code = 143;
-  EXPECT_EQ(ReadChildResult(r, "test").outcome, ChildOutcome::kStopped);
-}
-
-TEST(TuneChild, BenchFailureNamesTheCaseAndProblem) {
-  Json doc = BenchDocument(5);
-  doc["harness"]["cases"][1]["problems"] = {"physically impossible: 9000 GB/s\nmore"};
-  EXPECT_EQ(BenchFailureReason(doc), "gemm/4096x4096 fp32: physically impossible: 9000 GB/s");
-}
-
-TEST(TuneChild, SpillsAreTheLargestReported) {
-  EXPECT_EQ(SpillBytesInLog(""), 0);
-  EXPECT_EQ(SpillBytesInLog("ptxas info : 0 bytes spill stores\n"
-                            "ptxas warning : ... 'a', 24 bytes spill stores, 24 bytes spill loads\n"
-                            "ptxas warning : ... 'b', 8 bytes spill stores\n"),
-            24);
-  EXPECT_EQ(SpillBytesInLog("99999999999999 bytes spill stores"), 999999999)
-      << "a number too long is read as its last 9 digits, never overflowing";
-}
-
-TEST(TuneWorkspace, CopyTakesRegularProjectFilesOnly) {
-  MemoryFileSystem fs;
-  ASSERT_TRUE(fs.Write("/p/build.toml", "x").ok());
-  ASSERT_TRUE(fs.Write("/p/src/k.cu", "k").ok());
-  ASSERT_TRUE(fs.Write("/p/build/cmake/old.o", "o").ok());
-  ASSERT_TRUE(fs.Write("/p/results/latest.json", "{}").ok());
-  ASSERT_TRUE(fs.Write("/p/.git/HEAD", "ref").ok());
-  ASSERT_TRUE(fs.Write("/secret", "s").ok());
-  fs.PlantSymlink("/p/src/link.cu", "/secret");
-  auto snapshot = SnapshotProject(fs, "/p");
-  ASSERT_TRUE(snapshot.ok());
-  std::vector<std::filesystem::path> copied;
-  for (const auto& [path, content] : snapshot->files) copied.push_back(path);
-  EXPECT_EQ(copied, (std::vector<std::filesystem::path>{"build.toml", "src/k.cu"}));
-  ASSERT_TRUE(WriteProjectCopy(fs, *snapshot, "/copy").ok());
-  EXPECT_EQ(*fs.Read("/copy/src/k.cu"), "k");
 }
 
 }  // namespace
