@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
+#include "core/json_fields.h"
 #include "core/kernel_names.h"
 
 namespace kb {
@@ -196,6 +198,39 @@ nlohmann::json SassFunctionJson(const SassFunction& f) {
           {"shared_bytes", or_null(f.shared_bytes)},
           {"local_bytes", or_null(f.local_bytes)},
           {"findings", SassFindings(f)}};
+}
+
+SassFunction SassFunctionFromJson(const nlohmann::json& object) {
+  const auto count = [](double v) { return static_cast<int>(std::clamp(v, 0.0, 1e9)); };
+  const auto widths = [&](const char* key) {
+    std::map<int, int> counts;
+    const nlohmann::json by_width = ObjectAt(object, key);  // items() must not outlive it
+    for (const auto& [bits, n] : by_width.items()) {
+      const bool digits =
+          !bits.empty() && bits.size() <= 4 &&
+          std::all_of(bits.begin(), bits.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (!digits || !n.is_number()) continue;
+      counts[std::stoi(bits)] = count(n.get<double>());
+    }
+    return counts;
+  };
+  const auto known = [&](const char* key) -> std::optional<int> {
+    const double value = NumberOr(object, key, -1);
+    return value < 0 ? std::nullopt : std::optional<int>(count(value));
+  };
+  SassFunction f;
+  f.mangled = StringOr(object, "function");
+  f.name = StringOr(object, "name", f.mangled);
+  f.arch = StringOr(object, "arch");
+  f.global_loads = widths("global_loads");
+  f.global_stores = widths("global_stores");
+  f.local_loads = count(NumberOr(object, "local_loads"));
+  f.local_stores = count(NumberOr(object, "local_stores"));
+  f.registers = known("registers");
+  f.stack_bytes = known("stack_bytes");
+  f.shared_bytes = known("shared_bytes");
+  f.local_bytes = known("local_bytes");
+  return f;
 }
 
 }  // namespace kb

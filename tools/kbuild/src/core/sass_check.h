@@ -44,5 +44,9 @@ std::string SassCheckLine(const SassFunction& function);
 std::vector<std::string> SassFindings(const SassFunction& function);
 
 nlohmann::json SassFunctionJson(const SassFunction& function);
+// The inverse, for a document another kbuild wrote (kbuild optimize reads its
+// child's `kbuild profile --json`): what is missing or malformed reads as
+// unknown or zero, never a throw.
+SassFunction SassFunctionFromJson(const nlohmann::json& object);
 
 }  // namespace kb
