@@ -16,6 +16,7 @@
 #include "core/optimize_proposer.h"
 #include "core/optimize_run.h"
 #include "core/process.h"
+#include "core/profile_markdown.h"
 
 namespace kb {
 namespace {
@@ -48,8 +49,19 @@ class FakeEvaluator final : public CandidateEvaluator {
     }
     return std::optional<Attempt>(a);
   }
+  Expected<std::optional<std::string>> Profile(const Candidate& c, const std::string& case_name,
+                                               const EvaluationSlot&) override {
+    profiled.push_back(c.id + " " + case_name);
+    return std::optional<std::string>(
+        ProfileMarkdown(ReadJson(kData / "profile.json"), c.id + " on '" + case_name + "'"));
+  }
+  static nlohmann::json ReadJson(const fs::path& path) {
+    std::ifstream in(path);
+    return nlohmann::json::parse(in);
+  }
   std::vector<std::string> calls;
-  int stop_at = 0;  // 1-based call that is "killed"; 0 = none
+  std::vector<std::string> profiled;  // "<id> <case>"
+  int stop_at = 0;                    // 1-based call that is "killed"; 0 = none
 };
 
 class OptimizeRunTest : public ::testing::Test {
@@ -148,6 +160,26 @@ TEST_F(OptimizeRunTest, ScriptedProposerDrivesAWholeRun) {
   EXPECT_FALSE(progress_.empty());
 }
 
+TEST_F(OptimizeRunTest, EachNewBestIsProfiledForTheContextOfTheAttemptsAfterIt) {
+  FakeEvaluator evaluator;
+  CommandProposer proposer = Scripted();
+  auto r = RunOptimize(fs_, proposer, evaluator, Options());
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  // The baseline, then a0006 (2x: island 1's new best); a0005 (0.5x) beat nothing.
+  EXPECT_EQ(evaluator.profiled, (std::vector<std::string>{"baseline op/large", "a0006 op/large"}));
+  const fs::path run = r->run_dir;
+  auto first = fs_.Read(run / "attempts/a0001/context/profile.md");
+  ASSERT_TRUE(first.ok());
+  EXPECT_NE(first->find("# Profile of baseline on 'op/large'"), std::string::npos) << *first;
+  // a0007 grows from a0006 (migrated to island 2): its context holds a0006's profile.
+  auto after = fs_.Read(run / "attempts/a0007/context/profile.md");
+  ASSERT_TRUE(after.ok());
+  EXPECT_NE(after->find("# Profile of a0006 on 'op/large'"), std::string::npos) << *after;
+  EXPECT_NE(after->find("- verdict: memory-bound far from peak: latency"), std::string::npos)
+      << *after;
+  EXPECT_EQ(*fs_.Read(run / "attempts/a0006/profile.md"), *after);
+}
+
 TEST_F(OptimizeRunTest, ResumeAfterAKillMidAttemptLosesAndRepeatsNothing) {
   {
     FakeEvaluator evaluator;
@@ -169,6 +201,8 @@ TEST_F(OptimizeRunTest, ResumeAfterAKillMidAttemptLosesAndRepeatsNothing) {
   EXPECT_EQ(evaluator.calls.front(), "a0005");
   EXPECT_EQ(fs_.Read(root_ / "state" / "count")->substr(0, 1), "8");
   EXPECT_EQ(r->attempted_now, 4);
+  // The baseline's profile.md is read back, not made again.
+  EXPECT_EQ(evaluator.profiled, std::vector<std::string>{"a0006 op/large"});
   EXPECT_NEAR(r->totals.cost.usd, 4.0, 1e-9);  // a0005's cost kept from before the kill
 }
 

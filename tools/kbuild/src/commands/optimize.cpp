@@ -72,6 +72,7 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
 
   OptimizeOptions options;
   options.builtin = flags.proposer == "builtin";
+  options.profile = !options.builtin;
   options.budget = flags.budget;
   options.time_limit_seconds = flags.time;
   options.islands = {flags.islands, flags.repair, flags.migrate_every, flags.restart_after};
@@ -127,7 +128,7 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
   setup.kbuild_exe = exe;
   setup.snapshot = &*snapshot;
   setup.build_timeout_seconds = setup.test_timeout_seconds = setup.bench_timeout_seconds =
-      flags.child_timeout;
+      setup.profile_timeout_seconds = flags.child_timeout;
   setup.bench_filter = flags.filter;
   ChildKbuildEvaluator evaluator(fs, runner, setup);
   options.progress = [&report](const std::string& line) { report.Progress(line); };
@@ -219,8 +220,8 @@ void AddOptimizeCommand(CLI::App& app, const GlobalOptions& global, Invocation& 
                   "Seconds a proposer may run per attempt (default: 1800)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--child-timeout", flags->child_timeout,
-                  "Seconds each child kbuild build, test and bench may run; past it the "
-                  "candidate is timed_out (default: 900)")
+                  "Seconds each child kbuild build, test, bench and profile may run; past it "
+                  "the candidate is timed_out (the profile: not profiled) (default: 900)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--filter", flags->filter,
                   "Benchmark and rank on the cases matching this regular expression (kbuild "
@@ -232,21 +233,24 @@ void AddOptimizeCommand(CLI::App& app, const GlobalOptions& global, Invocation& 
   AddJsonFlag(*sub, flags->json);
   sub->footer(
       "Each attempt: kbuild writes results/optimize-<t>/attempts/<id>/context/ (task.md, best/, "
-      "history.md, errors.md, gpu.md, references/, prompt.md), runs the proposer with "
+      "history.md, errors.md, profile.md, gpu.md, references/, prompt.md), runs the proposer with "
       "KBUILD_OPTIMIZE_CONTEXT, KBUILD_OPTIMIZE_PROMPT, KBUILD_OPTIMIZE_OUT (an empty folder) and "
       "KBUILD_OPTIMIZE_COST (optional {\"tokens\", \"usd\", \"seconds\"} JSON, summed in the "
       "totals) set, and takes only regular files under OUT whose paths are the project's kernel "
       "or binding sources (build.toml src); anything else fails the attempt (proposer_failed). "
       "Then kbuild -C workers/<n>/project build, test (full) and bench --no-peers, each --json "
-      "with --child-timeout. Verdicts: ok, compile_error, test_failed, crashed, timed_out, "
+      "with --child-timeout. The baseline and each island's new best are also profiled (kbuild "
+      "profile --json --case <the first performance case>, same time limit) into the profile.md "
+      "of the attempts that grow from them; not with --proposer builtin, which reads no context. "
+      "Verdicts: ok, compile_error, test_failed, crashed, timed_out, "
       "rule_broken (the harness refused it: faster than physics, unwritten outputs, changed "
       "inputs), proposer_failed.\n"
       "Output: history.jsonl (one line per attempt, appended as each ends), summary.md, "
       "progress.svg (best speedup vs attempt per island), best/ (the best candidate's files, "
       "defines.txt for its macro values), and per attempt its context, output, logs and the "
-      "children's build.json, test.json, bench.json. The proposer's command is the user's own "
-      "and runs unsandboxed with the user's rights. Ctrl-C stops after ending the children; "
-      "--resume continues.\n"
+      "children's build.json, test.json, bench.json (profile.md and profile.json when "
+      "profiled). The proposer's command is the user's own and runs unsandboxed with the "
+      "user's rights. Ctrl-C stops after ending the children; --resume continues.\n"
       "Exit codes: 0 done (also when candidates failed), 2 bad usage, build.toml, kbuild.toml "
       "or --resume folder, 4 no GPU, nvcc or torch, 130/143 stopped by Ctrl-C/SIGTERM.");
   sub->callback([&invocation, flags, &global] {

@@ -9,6 +9,7 @@
 #include "core/json_fields.h"
 #include "core/message_text.h"
 #include "core/paths.h"
+#include "core/profile_markdown.h"
 #include "core/report.h"
 #include "core/stop_signal.h"
 #include "core/tune_child.h"
@@ -62,8 +63,8 @@ AttemptVerdict FailedRunVerdict(const ProcessResult& result, const std::string& 
   return AttemptVerdict::kTestFailed;
 }
 
-Expected<std::optional<Attempt>> ChildKbuildEvaluator::Evaluate(const Candidate& candidate,
-                                                                const EvaluationSlot& slot) {
+Expected<fs::path> ChildKbuildEvaluator::PrepareCopy(const Candidate& candidate,
+                                                     const EvaluationSlot& slot) {
   const fs::path copy = WorkerCopyDir(setup_.run_dir, slot.worker);
   if (Status s = WriteProjectCopy(fs_, *setup_.snapshot, copy); !s) return s.error();
   for (const auto& file : candidate.files) {
@@ -74,6 +75,44 @@ Expected<std::optional<Attempt>> ChildKbuildEvaluator::Evaluate(const Candidate&
     if (Status s = WriteIfChanged(fs_, copy / file.relative, file.content); !s) return s.error();
   }
   if (Status s = fs_.MakeDirectories(slot.attempt_dir / "logs"); !s) return s.error();
+  return copy;
+}
+
+Expected<std::optional<std::string>> ChildKbuildEvaluator::Profile(const Candidate& candidate,
+                                                                   const std::string& case_name,
+                                                                   const EvaluationSlot& slot) {
+  auto copy = PrepareCopy(candidate, slot);
+  if (!copy) return copy.error();
+  RunOptions options;
+  options.timeout_seconds = setup_.profile_timeout_seconds;
+  if (slot.gpu) options.env["CUDA_VISIBLE_DEVICES"] = std::to_string(*slot.gpu);
+  const fs::path log = slot.attempt_dir / "logs" / "profile.log";
+  options.log = log;
+  const TuneVariant variant{candidate.defines, candidate.id};
+  const ProcessResult result = runner_.Run(
+      TuneChildArgv(setup_.kbuild_exe, *copy, "profile", variant, {"--json", "--case", case_name}),
+      options);
+  const ChildResult child = ReadChildResult(result, "profile");
+  if (child.outcome == ChildOutcome::kStopped || StopSignal() != 0) {
+    return std::optional<std::string>();
+  }
+  if (!child.document.is_null()) {
+    (void)fs_.Write(slot.attempt_dir / "profile.json", JsonText(child.document) + "\n");
+  }
+  if (child.outcome != ChildOutcome::kOk) {
+    return std::optional<std::string>("Not profiled (kbuild profile --case '" + OneLine(case_name) +
+                                      "'): " + OneLine(child.reason) +
+                                      "; its log: " + log.string() + "\n");
+  }
+  return std::optional<std::string>(
+      ProfileMarkdown(child.document, candidate.id + " on '" + case_name + "'"));
+}
+
+Expected<std::optional<Attempt>> ChildKbuildEvaluator::Evaluate(const Candidate& candidate,
+                                                                const EvaluationSlot& slot) {
+  auto prepared = PrepareCopy(candidate, slot);
+  if (!prepared) return prepared.error();
+  const fs::path copy = *prepared;
   TuneVariant variant;
   variant.id = candidate.id;
   variant.values = candidate.defines;

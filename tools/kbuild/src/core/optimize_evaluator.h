@@ -4,8 +4,9 @@
 // project (tune_workspace.h's snapshot) with the candidate's files over it into
 // a worker's own copy, then runs child `kbuild build`, the full `kbuild test`
 // and `kbuild bench --no-peers`, each --json and under a time limit, and reads
-// their documents the way tune does (tune_child.h). One worker per GPU, each
-// seeing only its GPU through CUDA_VISIBLE_DEVICES.
+// their documents the way tune does (tune_child.h); `kbuild profile` the same
+// way for profile.md. One worker per GPU, each seeing only its GPU through
+// CUDA_VISIBLE_DEVICES.
 #pragma once
 
 #include <filesystem>
@@ -37,6 +38,13 @@ class CandidateEvaluator {
   // Called from one thread per worker at once.
   virtual Expected<std::optional<Attempt>> Evaluate(const Candidate& candidate,
                                                     const EvaluationSlot& slot) = 0;
+  // profile.md of a candidate that passed (optimize profiles the baseline and
+  // each new best of an island): its profile on `case_name` as markdown, or
+  // one line saying why it could not be profiled. Nothing when Ctrl-C stopped
+  // it; an error only when a file cannot be written.
+  virtual Expected<std::optional<std::string>> Profile(const Candidate& candidate,
+                                                       const std::string& case_name,
+                                                       const EvaluationSlot& slot) = 0;
 };
 
 struct ChildEvaluatorSetup {
@@ -46,6 +54,7 @@ struct ChildEvaluatorSetup {
   double build_timeout_seconds = 900;
   double test_timeout_seconds = 900;
   double bench_timeout_seconds = 900;
+  double profile_timeout_seconds = 900;
   std::string bench_filter;  // kbuild bench --filter ("" = every case)
 };
 
@@ -57,8 +66,19 @@ class ChildKbuildEvaluator final : public CandidateEvaluator {
       : fs_(fs), runner_(runner), setup_(std::move(setup)) {}
   Expected<std::optional<Attempt>> Evaluate(const Candidate& candidate,
                                             const EvaluationSlot& slot) override;
+  // Child `kbuild profile --json --case CASE` with the candidate's --define in
+  // the worker's copy (its build is still there: nothing recompiles); the
+  // document is kept as <attempt>/profile.json. Without a GPU or ncu the
+  // child still returns the SASS check, and that is what is rendered.
+  Expected<std::optional<std::string>> Profile(const Candidate& candidate,
+                                               const std::string& case_name,
+                                               const EvaluationSlot& slot) override;
 
  private:
+  // The worker's copy holding `candidate`; its path.
+  Expected<std::filesystem::path> PrepareCopy(const Candidate& candidate,
+                                              const EvaluationSlot& slot);
+
   FileSystem& fs_;
   ProcessRunner& runner_;
   ChildEvaluatorSetup setup_;

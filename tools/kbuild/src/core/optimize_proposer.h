@@ -5,7 +5,9 @@
 //   best/          the island's current best sources (every file the proposer may change)
 //   history.md     the last attempts: what changed, verdict, score
 //   errors.md      the last failure's first error with its source line (a repair)
-//   profile.md, gpu.md   a profile summary / the GPU, when the project has them
+//   profile.md     the parent's profile (kbuild profile on the first performance
+//                  case: verdict, DRAM, occupancy, stalls, SASS), when profiled
+//   gpu.md         the GPU (kbuild doctor --json), when it says something
 //   references/    copies of the skill references that teach the techniques
 //   prompt.md      what to do, which files it may write, where
 // then runs CMD through /bin/sh -c (the user's own command line, as given) in
@@ -45,7 +47,7 @@ struct ProposerTask {
   std::vector<std::filesystem::path> sources;  // what a proposer may write (relative)
   std::vector<TuneCaseTime> baseline_cases;    // the target: faster than these
   std::string gpu_text;                        // gpu.md ("" = not written)
-  std::string profile_text;                    // profile.md ("" = not written)
+  std::string profile_text;                    // profile.md of the parent ("" = not written)
   // Skill reference files to copy into references/ (absolute, read through FileSystem).
   std::vector<std::filesystem::path> references;
 };

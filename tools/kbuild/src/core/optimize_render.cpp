@@ -1,4 +1,5 @@
-// summary.md and progress.svg of a `kbuild optimize` run.
+// What a `kbuild optimize` run writes at its end: summary.md, progress.svg
+// and best/.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +10,8 @@
 #include "core/svg_chart.h"
 
 namespace kb {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -114,6 +117,31 @@ std::string OptimizeProgressSvg(const std::vector<Attempt>& attempts, int island
                        kLeft + kWidth + 10, kTop + 15 * island + 10, color, island + 1);
   }
   return svg + "</svg>\n";
+}
+
+Status WriteOptimizeConclusions(FileSystem& fs, OptimizeRunResult& r) {
+  const fs::path summary = r.run_dir / "summary.md";
+  if (Status s = fs.Write(summary, OptimizeSummaryMarkdown(r)); !s) return s;
+  const fs::path svg = r.run_dir / "progress.svg";
+  int islands = 1;
+  for (const auto& a : r.attempts) islands = std::max(islands, a.candidate.island + 1);
+  if (Status s = fs.Write(svg, OptimizeProgressSvg(r.attempts, islands)); !s) return s;
+  r.files = {summary, svg};
+  const fs::path best = r.run_dir / "best";
+  if (Status s = fs.Remove(best); !s) return s;
+  for (const auto& a : r.attempts) {
+    if (a.candidate.id != r.best_id || r.best_id == kOptimizeBaselineId) continue;
+    for (const auto& f : a.candidate.files) {
+      if (Status s = fs.Write(best / f.relative, f.content); !s) return s;
+    }
+    std::string defines;
+    for (const auto& [name, value] : a.candidate.defines) defines += name + "=" + value + "\n";
+    if (!defines.empty()) {
+      if (Status s = fs.Write(best / "defines.txt", defines); !s) return s;
+    }
+    r.files.push_back(best);
+  }
+  return {};
 }
 
 }  // namespace kb

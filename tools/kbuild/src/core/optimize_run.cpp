@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 
 #include "core/message_text.h"
@@ -21,6 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kPlannedFile = "planned.json";
+constexpr const char* kProfileFile = "profile.md";
 
 double SteadySeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -181,6 +183,9 @@ class OptimizeRun {
       Progress("optimize: [" + id + "] evaluating the candidate saved before the interruption");
       return EvaluateAndRecord(saved->candidate, saved->propose_seconds, saved->cost);
     }
+    if (Status s = Profile(plan.parent); !s || r_.stopped) return s;
+    const auto profile = profiles_.find(plan.parent);
+    task_.profile_text = profile == profiles_.end() ? "" : profile->second;
     ProposalRequest request;
     request.task = &task_;
     request.planned = c;
@@ -280,6 +285,41 @@ class OptimizeRun {
                          line.candidate.id, what, model_.best_score(),
                          model_.best_id().empty() ? "-" : model_.best_id(), model_.recorded(),
                          options_.budget));
+    for (const IslandState& island : model_.islands()) {
+      if (island.best_id == line.candidate.id) return Profile(line.candidate.id);
+    }
+    return {};
+  }
+
+  // profile.md of an island's best (the baseline, a new best), made once and
+  // kept as attempts/<id>/profile.md: a resumed run reads it back.
+  Status Profile(const std::string& id) {
+    const Attempt* a = Find(id);
+    if (!options_.profile || !a || a->verdict != AttemptVerdict::kOk || profiles_.count(id)) {
+      return {};
+    }
+    const fs::path path = AttemptDir(id) / kProfileFile;
+    if (fs_.KindOf(path) == FileKind::kRegular) {
+      if (auto text = fs_.ReadAtMost(path, kMaxProposedFileBytes)) {
+        profiles_[id] = std::move(*text);
+        return {};
+      }
+    }
+    std::string text = "Not profiled: " + id + " has no performance case.\n";
+    if (!a->cases.empty()) {
+      Progress("optimize: [" + id + "] profile '" + a->cases.front().name + "'" + Elapsed());
+      EvaluationSlot slot;
+      slot.attempt_dir = AttemptDir(id);
+      auto profiled = evaluator_.Profile(a->candidate, a->cases.front().name, slot);
+      if (!profiled) return profiled.error();
+      if (!*profiled || StopSignal() != 0) {
+        r_.stopped = true;
+        return {};
+      }
+      text = std::move(**profiled);
+    }
+    if (Status s = fs_.Write(path, text); !s) return s;
+    profiles_[id] = std::move(text);
     return {};
   }
 
@@ -298,34 +338,10 @@ class OptimizeRun {
  private:
   std::optional<Attempt> reference_;
   std::set<std::string> tried_;
+  std::map<std::string, std::string> profiles_;  // attempt id -> profile.md
   std::function<double()> clock_;
   double start_ = 0;
 };
-
-Status WriteConclusions(FileSystem& fs, OptimizeRunResult& r) {
-  const fs::path summary = r.run_dir / "summary.md";
-  if (Status s = fs.Write(summary, OptimizeSummaryMarkdown(r)); !s) return s;
-  const fs::path svg = r.run_dir / "progress.svg";
-  int islands = 1;
-  for (const auto& a : r.attempts) islands = std::max(islands, a.candidate.island + 1);
-  if (Status s = fs.Write(svg, OptimizeProgressSvg(r.attempts, islands)); !s) return s;
-  r.files = {summary, svg};
-  const fs::path best = r.run_dir / "best";
-  if (Status s = fs.Remove(best); !s) return s;
-  for (const auto& a : r.attempts) {
-    if (a.candidate.id != r.best_id || r.best_id == kOptimizeBaselineId) continue;
-    for (const auto& f : a.candidate.files) {
-      if (Status s = fs.Write(best / f.relative, f.content); !s) return s;
-    }
-    std::string defines;
-    for (const auto& [name, value] : a.candidate.defines) defines += name + "=" + value + "\n";
-    if (!defines.empty()) {
-      if (Status s = fs.Write(best / "defines.txt", defines); !s) return s;
-    }
-    r.files.push_back(best);
-  }
-  return {};
-}
 
 }  // namespace
 
@@ -373,7 +389,7 @@ Expected<OptimizeRunResult> RunOptimize(FileSystem& fs, Proposer& proposer,
   r.migrations = run.model_.migrations();
   r.islands = run.model_.islands();
   r.archive = run.model_.archive();
-  if (Status s = WriteConclusions(fs, r); !s) return s.error();
+  if (Status s = WriteOptimizeConclusions(fs, r); !s) return s.error();
   return r;
 }
 

@@ -11,6 +11,8 @@
 //                             its evaluation: a resumed run evaluates it again
 //                             instead of asking the proposer again
 //   attempts/<id>/{build,test,bench}.json   the children's documents
+//   attempts/<id>/profile.md (+ profile.json)  when <id> became an island's best:
+//                             the context's profile.md of the attempts growing from it
 //   history.jsonl, summary.md, progress.svg, best/ (the best candidate's files
 //   at their project paths, defines.txt when it sets macros)
 // Attempt ids count the attempts (a0001, a0002, ...), so a resumed run redoes
@@ -37,6 +39,9 @@ inline constexpr const char* kOptimizeBaselineId = "baseline";
 struct OptimizeOptions {
   std::filesystem::path run_dir;  // from NewOptimizeRunFolder / ResumeOptimizeRunFolder
   bool builtin = false;           // the proposer is the builtin one (origin of its candidates)
+  // Profile the baseline and each island's new best (CandidateEvaluator::Profile)
+  // for the proposer's profile.md; off for the builtin proposer, which reads no context.
+  bool profile = true;
   int budget = 20;                // attempts besides the baseline, counted over resumes
   double time_limit_seconds = 0;  // 0 = none; no new attempt starts after it
   IslandOptions islands;
@@ -91,5 +96,7 @@ OptimizeTotals TotalsOf(const std::vector<Attempt>& attempts);
 // summary.md and progress.svg (optimize_render.cpp).
 std::string OptimizeSummaryMarkdown(const OptimizeRunResult& r);
 std::string OptimizeProgressSvg(const std::vector<Attempt>& attempts, int islands);
+// Writes them and best/ (the best candidate's files, defines.txt) into r.run_dir; fills r.files.
+Status WriteOptimizeConclusions(FileSystem& fs, OptimizeRunResult& r);
 
 }  // namespace kb
