@@ -147,6 +147,7 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
     report.Line(fmt::format("cost: {:.0f} tokens, ${:.2f}, {:.0f} s (reported by {} attempts)",
                             t.cost.tokens, t.cost.usd, t.cost.seconds, t.with_cost));
   }
+  if (!r.exhausted.empty()) report.Line("ended before the budget: " + r.exhausted);
   for (const auto& f : r.files) report.Line("wrote " + f.string());
   const std::string at = global.project_dir == "." ? "" : " -C " + global.project_dir.string();
   const std::string resume = "kbuild" + at + " optimize --proposer ... --resume " +
@@ -172,6 +173,7 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
   for (const auto& a : r.attempts) data["attempts"].push_back(AttemptSummaryJson(a));
   data["stopped"] = r.stopped;
   data["time_up"] = r.time_up;
+  data["exhausted"] = r.exhausted;
   data["resume"] = resume;
   data["files"] = nlohmann::json::array();
   for (const auto& f : r.files) data["files"].push_back(f.string());
@@ -250,7 +252,9 @@ void AddOptimizeCommand(CLI::App& app, const GlobalOptions& global, Invocation& 
       "defines.txt for its macro values), and per attempt its context, output, logs and the "
       "children's build.json, test.json, bench.json (profile.md and profile.json when "
       "profiled). The proposer's command is the user's own and runs unsandboxed with the "
-      "user's rights. Ctrl-C stops after ending the children; --resume continues.\n"
+      "user's rights. Ctrl-C stops after ending the children; --resume continues. The run also "
+      "ends before --budget when the builtin proposer has tried every valid point of the "
+      "[tune] space (it says so).\n"
       "Exit codes: 0 done (also when candidates failed), 2 bad usage, build.toml, kbuild.toml "
       "or --resume folder, 4 no GPU, nvcc or torch, 130/143 stopped by Ctrl-C/SIGTERM.");
   sub->callback([&invocation, flags, &global] {

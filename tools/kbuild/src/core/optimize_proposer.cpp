@@ -248,7 +248,11 @@ Expected<Proposal> BuiltinProposer::Propose(const ProposalRequest& r) {
   for (char ch : r.planned.id) seed = seed * 131 + static_cast<unsigned char>(ch);
   const auto next = EvolveVariants(space_, {parent}, 1, seed, r.tried);
   if (next.empty()) {
-    p.failure = "every point of the [tune] space was tried";
+    p.exhausted = true;
+    p.failure = fmt::format(
+        "the builtin proposer tried every valid point of the [tune] space ({} of {} in the grid "
+        "keep its constraints): nothing new to propose",
+        GridVariants(space_, kMaxTuneGridPoints).size(), space_.GridSize());
     return p;
   }
   Candidate c = r.planned;

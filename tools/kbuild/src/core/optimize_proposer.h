@@ -70,6 +70,9 @@ struct Proposal {
   double seconds = 0;
   std::optional<AttemptCost> cost;
   bool stopped = false;  // Ctrl-C reached the proposer
+  // Nothing new is left to propose (the builtin one tried every point of its
+  // space): the run ends there, `failure` says why, nothing is recorded.
+  bool exhausted = false;
 };
 
 class Proposer {
@@ -116,7 +119,9 @@ class CommandProposer final : public Proposer {
 
 // Without a language model: each candidate moves the parent's macro values
 // one or two steps in the kbuild.toml [tune] space (tune's EvolveVariants),
-// evaluated with --define; a random point when the parent is not in the space.
+// evaluated with --define; a random point when the parent is not in the space
+// or its neighbours were all tried. Never a point of request.tried; when
+// every valid point was tried the proposal is `exhausted`.
 class BuiltinProposer final : public Proposer {
  public:
   explicit BuiltinProposer(TuneSpace space, uint64_t seed)

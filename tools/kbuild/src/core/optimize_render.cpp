@@ -32,6 +32,7 @@ std::string OptimizeSummaryMarkdown(const OptimizeRunResult& r) {
   md += r.best_id.empty() ? "No candidate passed.\n\n"
                           : fmt::format("Best: {} at {:.3f}x the baseline (files in best/).\n\n",
                                         r.best_id, r.best_score);
+  if (!r.exhausted.empty()) md += "Ended before the budget: " + r.exhausted + ".\n\n";
   md += fmt::format(
       "Attempts: {} ({} ok, {} repairs). Time: propose {:.0f} s, build {:.0f} s, test {:.0f} s, "
       "bench {:.0f} s. Cost: {}.\n\n",

@@ -79,7 +79,7 @@ class OptimizeRun {
         r_.time_up = true;
         break;
       }
-      if (Status s = Attempt1(); !s || r_.stopped) return s;
+      if (Status s = Attempt1(); !s || r_.stopped || !r_.exhausted.empty()) return s;
     }
     return {};
   }
@@ -206,6 +206,11 @@ class OptimizeRun {
     if (!proposal) return proposal.error();
     if (proposal->stopped || StopSignal() != 0) {
       r_.stopped = true;
+      return {};
+    }
+    if (proposal->exhausted) {
+      r_.exhausted = OneLine(proposal->failure);
+      Progress("optimize: " + r_.exhausted + "; the run ends");
       return {};
     }
     if (!proposal->candidate) {

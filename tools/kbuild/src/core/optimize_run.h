@@ -67,6 +67,7 @@ struct OptimizeRunResult {
   int attempted_now = 0;
   bool stopped = false;  // Ctrl-C / SIGTERM
   bool time_up = false;
+  std::string exhausted;  // why the proposer had nothing new (the run ended there); "" = it had
   OptimizeTotals totals;
   std::vector<Migration> migrations;
   std::vector<IslandState> islands;
