@@ -2,18 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
+#include "test_data.h"
 
 namespace kb {
 namespace {
-
-std::string ReadFixture(const std::string& name) {
-  std::ifstream in(std::string(KBUILD_TEST_DATA_DIR) + "/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 const char kHeader[] =
     "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\","
@@ -29,7 +21,7 @@ std::string Row(const std::string& id, const std::string& kernel, const std::str
 }
 
 TEST(NcuReport, ParsesTheRecordedH200Report) {
-  const auto report = ParseNcuCsv(ReadFixture("ncu-rmsnorm-small-shapes.csv"));
+  const auto report = ParseNcuCsv(ReadTestData("ncu-rmsnorm-small-shapes.csv"));
   ASSERT_TRUE(report.ok()) << report.error().message;
   ASSERT_EQ(report->kernels.size(), 15u);
   // 32 lines before the header: ncu's ==PROF== / ==WARNING== lines and the program's prints.

@@ -3,19 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <utility>
+
+#include "test_data.h"
 
 namespace kb {
 namespace {
-
-std::string ReadFixture(const std::string& name) {
-  std::ifstream in(std::string(KBUILD_TEST_DATA_DIR) + "/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 const char kLibrary[] = "/p/build/cmake/demo.so";
 const char kPermissionDenied[] =
@@ -29,8 +22,8 @@ FakeProcessRunner Runner(std::string ncu_output, int ncu_exit = 0) {
                                                   const RunOptions&) {
     if (argv[0] == "/cuda/bin/cuobjdump") {
       return ProcessResult{0, false, false,
-                           ReadFixture(argv[1] == "-sass" ? "cuobjdump-sass-demo-sm90a.txt"
-                                                          : "cuobjdump-res-usage-demo-sm90a.txt")};
+                           ReadTestData(argv[1] == "-sass" ? "cuobjdump-sass-demo-sm90a.txt"
+                                                           : "cuobjdump-res-usage-demo-sm90a.txt")};
     }
     return ProcessResult{ncu_exit, false, false, ncu_output};
   });
@@ -52,7 +45,7 @@ ProfileRunOptions Options(MemoryFileSystem& fs) {
 
 TEST(ProfileRunner, SummarizesTheProjectKernelsAndPairsEachWithItsSass) {
   MemoryFileSystem fs;
-  const std::string csv = ReadFixture("ncu-synthetic-good-and-bad-kernels.csv");
+  const std::string csv = ReadTestData("ncu-synthetic-good-and-bad-kernels.csv");
   FakeProcessRunner runner = Runner(csv);
   auto out = RunProfile(fs, runner, Options(fs));
   ASSERT_TRUE(out.ok()) << out.error().message;
@@ -98,7 +91,7 @@ TEST(ProfileRunner, WithoutNcuSaysSoAndKeepsTheSass) {
 
 TEST(ProfileRunner, MatchesTheSassByTheMangledNameNcuPrints) {
   MemoryFileSystem fs;
-  std::string csv = ReadFixture("ncu-synthetic-good-and-bad-kernels.csv");
+  std::string csv = ReadTestData("ncu-synthetic-good-and-bad-kernels.csv");
   const std::pair<std::string, std::string> names[] = {
       {"void demo::ScaleVec<4>(float4 *, const float4 *, float, int)",
        "_ZN4demo8ScaleVecILi4EEEvP6float4PKS1_fi"},

@@ -3,19 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "core/profile_render.h"
+#include "test_data.h"
 
 namespace kb {
 namespace {
 
 NcuReport RecordedReport() {
-  std::ifstream in(std::string(KBUILD_TEST_DATA_DIR) + "/ncu-rmsnorm-small-shapes.csv");
-  std::stringstream text;
-  text << in.rdbuf();
-  auto report = ParseNcuCsv(text.str());
+  auto report = ParseNcuCsv(ReadTestData("ncu-rmsnorm-small-shapes.csv"));
   EXPECT_TRUE(report.ok());
   return report.ok() ? *report : NcuReport{};
 }
@@ -200,10 +196,7 @@ NcuReport SyntheticReport() {
   // DRAM peak, the harness's spin kernel, and a strided kernel with a
   // run-time-indexed local array. The same kernels' real SASS is in
   // cuobjdump-sass-demo-sm90a.txt.
-  std::ifstream in(std::string(KBUILD_TEST_DATA_DIR) + "/ncu-synthetic-good-and-bad-kernels.csv");
-  std::stringstream text;
-  text << in.rdbuf();
-  auto report = ParseNcuCsv(text.str());
+  auto report = ParseNcuCsv(ReadTestData("ncu-synthetic-good-and-bad-kernels.csv"));
   EXPECT_TRUE(report.ok());
   return report.ok() ? *report : NcuReport{};
 }

@@ -2,8 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
+#include "test_data.h"
 
 namespace kb {
 namespace {
@@ -11,16 +10,9 @@ namespace {
 // cuobjdump 13.5 on two kernels compiled by nvcc 13.0 for sm_90a
 // (cuobjdump-demo-kernels.cu.txt): a float4 copy-scale and a strided bf16
 // read into a run-time-indexed local array.
-std::string ReadFixture(const std::string& name) {
-  std::ifstream in(std::string(KBUILD_TEST_DATA_DIR) + "/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::vector<SassFunction> DemoKernels() {
-  auto functions = ParseCuobjdumpSass(ReadFixture("cuobjdump-sass-demo-sm90a.txt"));
-  AddResourceUsage(ReadFixture("cuobjdump-res-usage-demo-sm90a.txt"), functions);
+  auto functions = ParseCuobjdumpSass(ReadTestData("cuobjdump-sass-demo-sm90a.txt"));
+  AddResourceUsage(ReadTestData("cuobjdump-res-usage-demo-sm90a.txt"), functions);
   return functions;
 }
 
