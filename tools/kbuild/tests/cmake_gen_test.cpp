@@ -110,17 +110,6 @@ TEST(CMakeGen, ArchOverrideAndDebugAndCcache) {
   EXPECT_NE(text.find("set(CMAKE_CXX_COMPILER_LAUNCHER [[/usr/bin/ccache]])"), std::string::npos);
 }
 
-TEST(CMakeGen, DefinesReachEveryCompileUnitAndOnlyWhenGiven) {
-  EXPECT_EQ(Render(FakeConfig(), GenerateOptions()).find("add_compile_definitions"),
-            std::string::npos);
-  GenerateOptions o;
-  o.defines = {{"BLOCK_THREADS", "256"}, {"MODE", "fast"}};
-  const std::string text = Render(FakeConfig(), o);
-  const size_t defined = text.find("add_compile_definitions( [[BLOCK_THREADS=256]] [[MODE=fast]])");
-  ASSERT_NE(defined, std::string::npos);
-  EXPECT_LT(defined, text.find("add_library(")) << "before any target, so every target sees it";
-}
-
 TEST(CMakeGen, InvalidCapabilityNamesTheKernel) {
   ProjectConfig c = FakeConfig();
   c.kernels[0].cuda_capabilities = {"nine"};
@@ -157,10 +146,34 @@ TEST(CMakeGen, TestAndBenchmarkTargetsOnlyWithHarnessAndSources) {
   EXPECT_NE(text.find("include([[/kb/tools/harness/harness.cmake]])"), std::string::npos);
   EXPECT_NE(text.find("add_executable(kbuild_tests\n  [[/p/tests/test_my_op.cpp]])"),
             std::string::npos);
-  EXPECT_NE(text.find("GTest::gtest GTest::gtest_main kbuild_harness kbuild_torch)\nkbuild_harness_link_ops(kbuild_tests kbuild_ops)"),
+  EXPECT_NE(text.find("GTest::gtest GTest::gtest_main kbuild_harness "
+                      "kbuild_torch)\nkbuild_harness_link_ops(kbuild_tests kbuild_ops)"),
             std::string::npos);
-  EXPECT_NE(text.find("benchmark::benchmark kbuild_harness kbuild_torch)\nkbuild_harness_link_ops(kbuild_benchmarks kbuild_ops)"),
+  EXPECT_NE(text.find("benchmark::benchmark kbuild_harness "
+                      "kbuild_torch)\nkbuild_harness_link_ops(kbuild_benchmarks kbuild_ops)"),
             std::string::npos);
+}
+
+TEST(CMakeGen, DefinesReachTheProjectsTargetsNotTheHarnessAndOnlyWhenGiven) {
+  MemoryFileSystem fs;
+  (void)fs.Write("/kb/tools/harness/harness.cmake", "");
+  (void)fs.Write("/p/tests/test_my_op.cpp", "");
+  GenerateOptions o;
+  o.harness_cmake = "/kb/tools/harness/harness.cmake";
+  EXPECT_EQ(Render(FakeConfig(), o, fs).find("kbuild --define"), std::string::npos);
+  o.defines = {{"BLOCK_THREADS", "256"}, {"MODE", "fast"}};
+  const std::string text = Render(FakeConfig(), o, fs);
+  for (const char* target : {"kbuild_kernel_my_op", "kbuild_ops", "kbuild_tests"}) {
+    EXPECT_NE(text.find(std::string("target_compile_definitions(") + target +
+                        " PRIVATE [[BLOCK_THREADS=256]] [[MODE=fast]])"),
+              std::string::npos)
+        << target << "\n"
+        << text;
+  }
+  EXPECT_EQ(text.find("target_compile_definitions(kbuild_benchmarks"), std::string::npos)
+      << "no benchmark sources, no benchmark target";
+  EXPECT_EQ(text.find("add_compile_definitions"), std::string::npos)
+      << "directory-wide, it would reach the harness library too";
 }
 
 // File names are hostile: CMake must see the exact name, never a variable.

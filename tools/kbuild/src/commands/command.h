@@ -63,7 +63,8 @@ inline CLI::Option* AddJsonFlag(CLI::App& sub, bool& json) {
 // Adds --define NAME=VALUE (repeatable), which build, test and bench share.
 inline CLI::Option* AddDefineOption(CLI::App& sub, std::vector<std::string>& defines) {
   return sub.add_option("--define", defines,
-                        "A macro every compile unit sees, -DNAME=VALUE (repeatable; NAME a C "
+                        "A macro every compile unit of the project sees (kernels, binding, tests, "
+                        "benchmarks; not the harness library), -DNAME=VALUE (repeatable; NAME a C "
                         "identifier, VALUE an integer or identifier): how kbuild tune builds "
                         "one variant of a search space");
 }

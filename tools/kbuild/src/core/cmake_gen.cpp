@@ -181,6 +181,25 @@ void RenderHarnessTargets(const CMakePlan& plan, std::ostringstream& out) {
   out << "\n";
 }
 
+// kbuild --define on the project's own targets: kernels, binding, tests,
+// benchmarks. Not the harness library, which then stays the same for every
+// variant of kbuild tune (a directory-wide definition recompiled its ~24
+// files per variant).
+void RenderDefines(const CMakePlan& plan, std::ostringstream& out) {
+  if (plan.defines.empty()) return;
+  std::vector<std::string> targets;
+  for (const auto& k : plan.kernels) targets.push_back("kbuild_kernel_" + k.name);
+  targets.push_back(kOpsTarget);
+  if (plan.harness_cmake && !plan.test_sources.empty()) targets.push_back(kTestsTarget);
+  if (plan.harness_cmake && !plan.benchmark_sources.empty()) targets.push_back(kBenchmarksTarget);
+  out << "# kbuild --define\n";
+  for (const std::string& target : targets) {
+    out << "target_compile_definitions(" << target << " PRIVATE";
+    for (const auto& [name, value] : plan.defines) out << " " << CMakeBracket(name + "=" + value);
+    out << ")\n";
+  }
+}
+
 // Every path the plan writes into CMakeLists.txt, for CheckPathsCMakeCanCarry.
 std::vector<fs::path> PlannedPaths(const CMakePlan& plan) {
   std::vector<fs::path> out = {plan.generated_include_dir, plan.torch.torch_dir,
@@ -286,12 +305,6 @@ Expected<std::string> RenderCMakeLists(const CMakePlan& plan) {
         << "set(CMAKE_CXX_COMPILER_LAUNCHER " << CMakeBracket(plan.ccache->generic_string())
         << ")\n";
   }
-  if (!plan.defines.empty()) {
-    out << "# kbuild --define: seen by every compile unit (kernels, binding, tests, benchmarks).\n"
-        << "add_compile_definitions(";
-    for (const auto& [name, value] : plan.defines) out << " " << CMakeBracket(name + "=" + value);
-    out << ")\n";
-  }
   out << "find_package(CUDAToolkit REQUIRED)\n\n";
   RenderTorchTarget(plan, out);
   for (const auto& k : plan.kernels) {
@@ -301,6 +314,7 @@ Expected<std::string> RenderCMakeLists(const CMakePlan& plan) {
   }
   RenderOpsLibrary(plan, out);
   RenderHarnessTargets(plan, out);
+  RenderDefines(plan, out);
   return out.str();
 }
 
