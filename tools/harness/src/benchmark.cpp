@@ -60,9 +60,9 @@ void WriteDocument() {
   std::string error;
   if (!path) return;
   nlohmann::json doc = BenchDocument(State().records, ResolvePeak(), DeviceName());
-  doc["elapsed_ms"] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                                State().started)
-                          .count();
+  doc["elapsed_ms"] =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - State().started)
+          .count();
   if (!WriteJsonFile(*path, doc, &error)) std::cerr << "kbuild harness: " << error << "\n";
 }
 
@@ -221,8 +221,8 @@ BenchRecord MeasureCase(const BenchSpec& spec, const Case& c) {
   // A correctness-only case scores nothing, so its baselines are not timed:
   // a slow host path (an eager composite of many small kernels) cannot be
   // kept ahead of a tiny case's GPU and would fail a case that passed.
-  for (const Baseline& b : spec.baselines) {
-    if (c.correctness_only) break;
+  const std::vector<Baseline> none;
+  for (const Baseline& b : c.correctness_only ? none : spec.baselines) {
     auto call_baseline = [&](const Args& args) { b.run(args); };
     const Timed timed = TimeOne("baseline '" + b.name + "'", call_baseline, sets, spec, graph, &r);
     BaselineResult result{b.name, timed.time_us, 0, timed.host_us_per_call};

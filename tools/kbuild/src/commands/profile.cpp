@@ -3,12 +3,16 @@
 // and print per kernel what limits it and why, with the SASS check of its
 // global access widths and local memory. Without ncu, without a GPU or without
 // counter permission it says so and shows what the SASS alone tells.
+#include <iterator>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "commands/command.h"
 #include "commands/harness_flags.h"
 #include "core/bench_runner.h"
+#include "core/ncu_command.h"
 #include "core/profile_cases.h"
 #include "core/profile_render.h"
 #include "core/profile_runner.h"
@@ -192,7 +196,8 @@ void AddProfileCommand(CLI::App& app, const GlobalOptions& global, Invocation& i
   sub->add_option("--metrics", flags->metric_set,
                   "Metric set: 'default' (the sections the summary reads) or 'full' (ncu's "
                   "--set full: slower, every section in the CSV)")
-      ->check(CLI::IsMember({"default", "full"}));
+      ->check(
+          CLI::IsMember(std::vector<std::string>(std::begin(kMetricSets), std::end(kMetricSets))));
   sub->add_option("--kernel", flags->kernel,
                   "Profile the kernels whose function name matches this regular expression "
                   "(default: every kernel of the project library, found in its SASS)");
@@ -220,7 +225,8 @@ void AddProfileCommand(CLI::App& app, const GlobalOptions& global, Invocation& i
       "Environment: KBUILD_NCU names ncu (else ncu on PATH, $CUDA_HOME/bin/ncu, "
       "/usr/local/cuda/bin/ncu); cuobjdump comes from the CUDA Toolkit kbuild builds with, else "
       "PATH, else the wheels beside torch (pip install nvidia-cuda-cuobjdump "
-      "nvidia-cuda-nvdisasm). KBUILD_PEAK_BW_GBPS or kbuild doctor's cache gives the measured copy bandwidth "
+      "nvidia-cuda-nvdisasm). KBUILD_PEAK_BW_GBPS or kbuild doctor's cache gives the measured copy "
+      "bandwidth "
       "the DRAM GB/s is compared with.\n"
       "Counters: ncu needs permission to read GPU performance counters (ERR_NVGPUCTRPERM "
       "otherwise): run as root, or set NVreg_RestrictProfilingToAdminUsers=0 for the nvidia "
