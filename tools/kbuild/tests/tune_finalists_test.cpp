@@ -282,6 +282,23 @@ TEST(TuneFinalists, NextFinalistWalksTheScoresBestFirst) {
   EXPECT_EQ(FullyTestedCount(ranking, "defaults"), 2u);
 }
 
+// After the N best overall, the best of each shape bucket among the benchmarked variants
+// is tested too: tuned_config.h may only pick fully tested ones.
+TEST(TuneFinalists, NextFinalistThenTheLeaderOfEachBucket) {
+  TuneRanking ranking;
+  ranking.ranked = {{"v-b", 1.5, "", 1}, {"defaults", 1, "", 1}};
+  ranking.screened = {{"v-small", 1.2, "", 1}};
+  const std::vector<BucketBest> leaders = {{ShapeBucketOf(1000), "v-small", 1.9, 1},
+                                           {ShapeBucketOf(1e8), "defaults", 1, 1},
+                                           {ShapeBucketOf(1e9), "v-b", 1.7, 1}};
+  EXPECT_EQ(NextFinalist(ranking, 1, "defaults", leaders), "v-small");
+  EXPECT_EQ(NextFinalist(ranking, 1, "defaults"), std::nullopt) << "no leaders given";
+  EXPECT_EQ(NextFinalist(ranking, 0, "defaults", leaders), std::nullopt) << "0: none at all";
+  ranking.ranked.push_back({"v-small", 1.2, "", 1});
+  ranking.screened.clear();
+  EXPECT_EQ(NextFinalist(ranking, 1, "defaults", leaders), std::nullopt);
+}
+
 TEST(TuneFinalists, FullTestsIsACountOrAll) {
   EXPECT_EQ(*ParseFullTests("all"), kTuneFullTestsAll);
   EXPECT_EQ(*ParseFullTests("3"), 3u);

@@ -163,6 +163,27 @@ TEST(TuneDispatch, HeaderListsTheBucketsAndRejectsWhatIsNotCode) {
   EXPECT_FALSE(TuneDispatchHeader("t", hostile, run.best).ok());
 }
 
+// The defaults set no macro: a bucket they win lists the macro names, which the kernel's
+// header defines to its defaults.
+TEST(TuneDispatch, DefaultsRowNamesTheMacros) {
+  TuneRun run = SampleRun();
+  run.evaluations[0].variant.values.clear();
+  run.evaluations[0].variant.id = "defaults";
+  run.evaluations[2].cases[1].median_us = 300;  // v-small now loses the large bucket
+  run.evaluations[3].cases[1].median_us = 200;  // and so does v-large
+  auto best = BestPerBucket(run.evaluations, "defaults");
+  ASSERT_TRUE(best.ok()) << best.error().message;
+  auto header = TuneDispatchHeader("t", run.evaluations, *best);
+  ASSERT_TRUE(header.ok()) << header.error().message;
+  EXPECT_NE(header->find("#define KBUILD_TUNED_CONFIGS(X) \\\n"
+                         "  X(65536LL, 128, row_major) \\\n"
+                         "  X(16777216LL, BLOCK, LAYOUT)\n"),
+            std::string::npos)
+      << *header;
+  EXPECT_NE(header->find("//   <= 16 MiB: defaults (1.000x over 1 case)."), std::string::npos)
+      << *header;
+}
+
 // The header compiles and picks the bucket of a problem size, run through the system g++.
 TEST(TuneDispatch, HeaderCompilesAndPicksTheBucket) {
   std::vector<BucketBest> best = SampleRun().best;

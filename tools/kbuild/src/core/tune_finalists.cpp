@@ -28,15 +28,22 @@ Expected<size_t> ParseFullTests(const std::string& text) {
 }
 
 std::optional<std::string> NextFinalist(const TuneRanking& ranking, size_t wanted,
-                                        const std::string& defaults_id) {
+                                        const std::string& defaults_id,
+                                        const std::vector<BucketBest>& bucket_leaders) {
+  const auto fully_tested = [&](const std::string& id) {
+    return std::any_of(ranking.ranked.begin(), ranking.ranked.end(),
+                       [&](const RankedVariant& r) { return r.id == id; });
+  };
   size_t passed = 0;
   for (const auto& v : ScoredByRank(ranking)) {
     if (v.id == defaults_id) continue;
-    if (passed >= wanted) return std::nullopt;
-    const bool full = std::any_of(ranking.ranked.begin(), ranking.ranked.end(),
-                                  [&](const RankedVariant& r) { return r.id == v.id; });
-    if (!full) return v.id;
+    if (passed >= wanted) break;
+    if (!fully_tested(v.id)) return v.id;
     ++passed;
+  }
+  if (wanted == 0) return std::nullopt;
+  for (const auto& leader : bucket_leaders) {
+    if (leader.id != defaults_id && !fully_tested(leader.id)) return leader.id;
   }
   return std::nullopt;
 }

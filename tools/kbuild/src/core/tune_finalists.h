@@ -29,9 +29,14 @@ Expected<size_t> ParseFullTests(const std::string& text);
 
 // The next finalist: walking the scored variants best first (ScoredByRank,
 // `defaults_id` left out), the first one not fully tested, unless `wanted`
-// fully tested ones come before it. nullopt when nothing is left to test.
+// fully tested ones come before it; then (when `wanted` > 0) the leader of
+// each shape bucket among the scored variants (`bucket_leaders`,
+// BestPerBucket over BucketContenders::kScored) that is not fully tested, so
+// that tuned_config.h can pick it for its bucket. nullopt when nothing is
+// left to test.
 std::optional<std::string> NextFinalist(const TuneRanking& ranking, size_t wanted,
-                                        const std::string& defaults_id);
+                                        const std::string& defaults_id,
+                                        const std::vector<BucketBest>& bucket_leaders = {});
 
 // Fully tested variants of the space among the scored ones.
 size_t FullyTestedCount(const TuneRanking& ranking, const std::string& defaults_id);

@@ -271,6 +271,14 @@ Expected<std::string> TuneDispatchHeader(const std::string& run_folder,
                                          const std::vector<BucketBest>& best) {
   if (best.empty()) return HeaderError("no variant ranked in any shape bucket");
   const EvaluationsById by_id = IndexById(evaluations);
+  // The space's parameters, from a variant that sets them. The defaults set
+  // none: their row names the macros, which expand to the kernel's defaults.
+  std::vector<std::pair<std::string, std::string>> macro_names;
+  for (const auto& e : evaluations) {
+    if (e.variant.values.empty()) continue;
+    for (const auto& [name, value] : e.variant.values) macro_names.emplace_back(name, name);
+    break;
+  }
   std::vector<std::string> names;
   std::string configs, bounds, chosen;
   for (const auto& b : best) {
@@ -279,7 +287,8 @@ Expected<std::string> TuneDispatchHeader(const std::string& run_folder,
       return HeaderError(fmt::format("variant '{}' was not evaluated", Cut(b.id)));
     std::vector<std::string> these;
     std::string values;
-    for (const auto& [name, value] : it->second->variant.values) {
+    const auto& set = it->second->variant.values;
+    for (const auto& [name, value] : set.empty() ? macro_names : set) {
       if (!IsIdentifier(name) || !(IsInteger(value) || IsIdentifier(value))) {
         return HeaderError(
             fmt::format("'{}={}' is not a C identifier set to an integer or identifier", Cut(name),

@@ -33,7 +33,9 @@ std::string TuneHeatmapSvg(const std::string& title, const std::vector<TuneEvalu
 
 // A C++ header (`#pragma once`) naming the run folder, with
 //   #define KBUILD_TUNED_CONFIGS(X) X(<max bytes>, <value>, ...) ...
-// one X per bucket of `best`, smallest first (max bytes -1 for "larger"), and
+// one X per bucket of `best`, smallest first (max bytes -1 for "larger"; a
+// bucket won by the defaults, which set no macro, lists the macro names
+// themselves: they expand to the kernel's own defaults), and
 //   inline int KbuildTunedConfigIndex(long long bytes)
 // returning the index of the first bucket whose bound holds `bytes` (the last
 // one past every bound). Exit 5 when `best` is empty, a chosen variant is not

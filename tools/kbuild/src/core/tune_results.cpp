@@ -350,9 +350,12 @@ std::string ChooseBaselineId(const std::vector<TuneEvaluation>& evaluations,
 ShapeBucket ShapeBucketOf(double bytes) { return BucketAt(BucketIndex(bytes)); }
 
 Expected<std::vector<BucketBest>> BestPerBucket(const std::vector<TuneEvaluation>& evaluations,
-                                                const std::string& baseline_id) {
+                                                const std::string& baseline_id,
+                                                BucketContenders contenders) {
   auto ranking = RankVariants(evaluations, baseline_id);
   if (!ranking) return ranking.error();
+  const std::vector<RankedVariant> competing =
+      contenders == BucketContenders::kScored ? ScoredByRank(*ranking) : ranking->ranked;
   const std::vector<TuneCaseTime> cases = *PerformanceCases(evaluations, baseline_id);
   std::vector<std::vector<size_t>> members(kBucketCount);
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -362,7 +365,7 @@ Expected<std::vector<BucketBest>> BestPerBucket(const std::vector<TuneEvaluation
   for (int b = 0; b < kBucketCount; ++b) {
     if (members[b].empty()) continue;
     BucketBest entry{BucketAt(b), "", 0, static_cast<int>(members[b].size())};
-    for (const auto& ranked : ranking->ranked) {
+    for (const auto& ranked : competing) {
       std::vector<double> speedups;
       SpeedupsOf(*FindEvaluation(evaluations, ranked.id), cases, &speedups);
       const double score = Geomean(speedups, members[b]);

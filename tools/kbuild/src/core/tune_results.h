@@ -110,9 +110,16 @@ struct BucketBest {
   int cases = 0;  // the baseline's cases in the bucket
 };
 
+// Who competes for a bucket: the fully tested variants (the best that
+// tuned_config.h may use), or the screened ones too (the candidates for a
+// finalist's full tests).
+enum class BucketContenders { kFullyTested, kScored };
+
 // One entry per bucket holding a performance case of known bytes (bytes > 0),
-// smallest bucket first. Only variants RankVariants ranks take part.
-Expected<std::vector<BucketBest>> BestPerBucket(const std::vector<TuneEvaluation>& evaluations,
-                                                const std::string& baseline_id);
+// smallest bucket first, over the variants RankVariants ranks (kFullyTested)
+// or ranks and screens (kScored).
+Expected<std::vector<BucketBest>> BestPerBucket(
+    const std::vector<TuneEvaluation>& evaluations, const std::string& baseline_id,
+    BucketContenders contenders = BucketContenders::kFullyTested);
 
 }  // namespace kb

@@ -122,18 +122,26 @@ class TuneRun {
     return fmt::format("each benchmarked{}, full tests on the best {}", each, options_.full_tests);
   }
 
-  // The full suite on the best benchmarked variants, until full_tests passed.
-  // Runs after --time too (the finalists are what a run concludes with).
+  // The full suite on the best benchmarked variants, until full_tests passed,
+  // then on each shape bucket's best benchmarked variant. Runs after --time
+  // too (the finalists are what a run concludes with).
   Status Finalists() {
     for (;;) {
       auto ranking = RankVariants(result_.evaluations, kTuneDefaultsId);
       if (!ranking) return {};
-      const auto id = NextFinalist(*ranking, options_.full_tests, kTuneDefaultsId);
+      auto leaders =
+          BestPerBucket(result_.evaluations, kTuneDefaultsId, BucketContenders::kScored);
+      const auto id = NextFinalist(*ranking, options_.full_tests, kTuneDefaultsId,
+                                   leaders ? *leaders : std::vector<BucketBest>{});
       if (!id) return {};
       const TuneEvaluation benchmarked = *FindRecorded(result_.evaluations, *id);
       const size_t passed = FullyTestedCount(*ranking, kTuneDefaultsId);
-      Progress(fmt::format("tune: finalist {} {}: full tests ({} of {} passed so far)", *id,
-                           TuneValuesText(benchmarked.variant), passed, options_.full_tests));
+      const std::string why =
+          passed < options_.full_tests
+              ? fmt::format("{} of {} passed so far", passed, options_.full_tests)
+              : "the best of a shape bucket";
+      Progress(fmt::format("tune: finalist {} {}: full tests ({})", *id,
+                           TuneValuesText(benchmarked.variant), why));
       int tests_passed = 0;
       auto tested = TestFinalist(fs_, runner_, Setup(false), benchmarked, &tests_passed);
       if (!tested) return tested.error();
