@@ -1,12 +1,17 @@
 // BuildLock on a real file: a second holder is refused with the first one's
-// pid, command and start time; releasing the first lets the next one in.
+// pid, command and start time; releasing the first lets the next one in; Wait
+// waits for it instead.
 #include "core/build_lock.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <thread>
 
 namespace kb {
 namespace {
@@ -65,6 +70,26 @@ TEST_F(BuildLockTest, SymlinkedLockFileIsRefused) {
   std::string text;
   std::getline(kept, text);
   EXPECT_EQ(text, "keep");
+}
+
+// The shared harness library's lock: the next one waits for the holder instead of failing.
+TEST_F(BuildLockTest, WaitTakesTheLockOnceTheHolderReleasesIt) {
+  const std::filesystem::path lock_file = dir_ / "harness" / "0123.lock";
+  std::optional<Expected<BuildLock>> first = BuildLock::Wait(lock_file, "kbuild test", {});
+  ASSERT_TRUE(first->ok()) << first->error().Located();
+  std::atomic<bool> taken = false;
+  std::string holder;
+  std::thread second([&] {
+    auto lock = BuildLock::Wait(lock_file, "kbuild bench",
+                                [&holder](const std::string& pid) { holder = pid; });
+    taken = lock.ok();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(taken.load()) << "still held";
+  first.reset();
+  second.join();
+  EXPECT_TRUE(taken.load());
+  EXPECT_EQ(holder, std::to_string(getpid()));
 }
 
 }  // namespace

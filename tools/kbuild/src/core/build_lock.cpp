@@ -5,11 +5,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "core/results_writer.h"
+#include "core/stop_signal.h"
 
 namespace kb {
 
@@ -49,13 +52,11 @@ Error BusyError(const std::map<std::string, std::string>& holder,
   return e;
 }
 
-}  // namespace
-
-Expected<BuildLock> BuildLock::Acquire(const std::filesystem::path& build_dir,
-                                       const std::string& command) {
-  const std::filesystem::path lock_path = build_dir / kBuildLockFile;
+// The lock file, opened (its folder created): a file descriptor, or an error naming it.
+Expected<int> OpenLockFile(const std::filesystem::path& lock_path,
+                           const std::string& writable_hint) {
   std::error_code ec;
-  std::filesystem::create_directories(build_dir, ec);
+  std::filesystem::create_directories(lock_path.parent_path(), ec);
   // O_NOFOLLOW: a symlink planted as the lock must not make kbuild write elsewhere.
   // O_CLOEXEC: children (ninja, a daemon they leave) must not keep the lock alive.
   const int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -63,22 +64,67 @@ Expected<BuildLock> BuildLock::Acquire(const std::filesystem::path& build_dir,
     const int err = errno;
     Error e = MakeError(ExitCode::kEnvironment,
                         std::string("cannot open the build lock: ") + std::strerror(err),
-                        err == ELOOP ? "it is a symbolic link: remove it"
-                                     : "check that the project's build/ folder is writable");
+                        err == ELOOP ? "it is a symbolic link: remove it" : writable_hint);
     e.path = lock_path.string();
     return e;
   }
-  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    Error e = BusyError(ReadHolder(fd), lock_path);
-    close(fd);
-    return e;
-  }
+  return fd;
+}
+
+// Names the holder in the lock file, for the next one's message.
+void Describe(int fd, const std::string& command) {
   const std::string holder = "pid=" + std::to_string(getpid()) + "\ncommand=" + command +
                              "\nstarted=" + IsoLocalTime() + "\n";
   // When this write fails the lock still holds; only the holder's description is missing.
   const bool described = ftruncate(fd, 0) == 0 && pwrite(fd, holder.data(), holder.size(), 0) > 0;
   (void)described;
-  return BuildLock(fd);
+}
+
+}  // namespace
+
+Expected<BuildLock> BuildLock::Acquire(const std::filesystem::path& build_dir,
+                                       const std::string& command) {
+  const std::filesystem::path lock_path = build_dir / kBuildLockFile;
+  auto fd = OpenLockFile(lock_path, "check that the project's build/ folder is writable");
+  if (!fd) return fd.error();
+  if (flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+    Error e = BusyError(ReadHolder(*fd), lock_path);
+    close(*fd);
+    return e;
+  }
+  Describe(*fd, command);
+  return BuildLock(*fd);
+}
+
+Expected<BuildLock> BuildLock::Wait(const std::filesystem::path& lock_file,
+                                    const std::string& command,
+                                    const std::function<void(const std::string&)>& on_wait) {
+  auto fd = OpenLockFile(lock_file, "check that " + lock_file.parent_path().string() +
+                                        " is writable (KBUILD_CACHE_DIR moves it)");
+  if (!fd) return fd.error();
+  // Polled rather than a blocking flock, so that Ctrl-C ends the wait at once (report.h then
+  // says kbuild was stopped).
+  bool told = false;
+  while (flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    if (err != EWOULDBLOCK || StopSignal() != 0) {
+      close(*fd);
+      Error e = MakeError(ExitCode::kEnvironment,
+                          err != EWOULDBLOCK
+                              ? std::string("cannot take the build lock: ") + std::strerror(err)
+                              : "stopped while waiting for the build lock");
+      e.path = lock_file.string();
+      return e;
+    }
+    if (!told && on_wait) {
+      auto holder = ReadHolder(*fd);
+      on_wait(holder["pid"]);
+    }
+    told = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  Describe(*fd, command);
+  return BuildLock(*fd);
 }
 
 BuildLock::BuildLock(BuildLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
