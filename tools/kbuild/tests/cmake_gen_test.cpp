@@ -154,12 +154,42 @@ TEST(CMakeGen, TestAndBenchmarkTargetsOnlyWithHarnessAndSources) {
             std::string::npos);
 }
 
-TEST(CMakeGen, DefinesReachTheProjectsTargetsNotTheHarnessAndOnlyWhenGiven) {
+// kbuild's harness.cmake and a project with one test file.
+MemoryFileSystem HarnessAndOneTest() {
   MemoryFileSystem fs;
   (void)fs.Write("/kb/tools/harness/harness.cmake", "");
   (void)fs.Write("/p/tests/test_my_op.cpp", "");
+  return fs;
+}
+
+GenerateOptions WithHarness() {
   GenerateOptions o;
   o.harness_cmake = "/kb/tools/harness/harness.cmake";
+  return o;
+}
+
+// The harness libraries come prebuilt from KBUILD_CACHE_DIR/harness (harness_library.h).
+TEST(CMakeGen, HarnessLibraryIsImportedFromThePrebuiltFolder) {
+  const MemoryFileSystem fs = HarnessAndOneTest();
+  GenerateOptions o = WithHarness();
+  EXPECT_EQ(Render(FakeConfig(), o, fs).find("KBUILD_HARNESS_PREBUILT_DIR"), std::string::npos)
+      << "none given: harness.cmake compiles the harness in this tree";
+  o.harness_prebuilt_dir = "/cache/harness/0123456789abcdef";
+  const std::string text = Render(FakeConfig(), o, fs);
+  EXPECT_NE(text.find("set(KBUILD_HARNESS_PREBUILT_DIR [[/cache/harness/0123456789abcdef]])\n"
+                      "include([[/kb/tools/harness/harness.cmake]])"),
+            std::string::npos)
+      << text;
+
+  ProjectConfig no_tests = FakeConfig();
+  no_tests.root = "/q";
+  EXPECT_EQ(Render(no_tests, o, fs).find("KBUILD_HARNESS_PREBUILT_DIR"), std::string::npos)
+      << "nothing links the harness";
+}
+
+TEST(CMakeGen, DefinesReachTheProjectsTargetsNotTheHarnessAndOnlyWhenGiven) {
+  const MemoryFileSystem fs = HarnessAndOneTest();
+  GenerateOptions o = WithHarness();
   EXPECT_EQ(Render(FakeConfig(), o, fs).find("kbuild --define"), std::string::npos);
   o.defines = {{"BLOCK_THREADS", "256"}, {"MODE", "fast"}};
   const std::string text = Render(FakeConfig(), o, fs);

@@ -90,20 +90,7 @@ Expected<std::vector<std::string>> CudaFlagsFor(const KernelTarget& k, bool debu
 }
 
 void RenderTorchTarget(const CMakePlan& plan, std::ostringstream& out) {
-  const fs::path lib = plan.torch.LibDir();
-  // The KBUILD_TORCH_* variables are also what tools/harness/harness.cmake reads.
-  out << "# libtorch from " << plan.torch.torch_dir.generic_string() << " (found by "
-      << plan.torch.found_by << ").\n"
-      << "set(KBUILD_TORCH_INCLUDE_DIRS"
-      << QuoteList({plan.torch.IncludeDir(), plan.torch.ApiIncludeDir()}, "  ") << ")\n"
-      << "set(KBUILD_TORCH_LIBRARY_DIR " << CMakeBracket(lib.generic_string()) << ")\n"
-      << "set(KBUILD_TORCH_LIBRARIES";
-  for (const char* name :
-       {"libc10.so", "libtorch.so", "libtorch_cpu.so", "libtorch_cuda.so", "libc10_cuda.so"}) {
-    out << "\n  " << CMakeBracket((lib / name).generic_string());
-  }
-  out << ")\n"
-      << "add_library(kbuild_torch INTERFACE)\n"
+  out << RenderTorchVariables(plan.torch) << "add_library(kbuild_torch INTERFACE)\n"
       << "target_include_directories(kbuild_torch SYSTEM INTERFACE ${KBUILD_TORCH_INCLUDE_DIRS})\n"
       << "target_compile_definitions(kbuild_torch INTERFACE _GLIBCXX_USE_CXX11_ABI="
       << (plan.torch.cxx11_abi ? 1 : 0) << ")\n"
@@ -155,8 +142,13 @@ void RenderOpsLibrary(const CMakePlan& plan, std::ostringstream& out) {
 
 void RenderHarnessTargets(const CMakePlan& plan, std::ostringstream& out) {
   if (!plan.harness_cmake || (plan.test_sources.empty() && plan.benchmark_sources.empty())) return;
-  out << "# Tests and benchmarks (built by kbuild test / kbuild bench, not by kbuild build).\n"
-      << "include(" << CMakeBracket(plan.harness_cmake->generic_string()) << ")\n";
+  out << "# Tests and benchmarks (built by kbuild test / kbuild bench, not by kbuild build).\n";
+  if (plan.harness_prebuilt_dir) {
+    // Built once per torch/CUDA/kbuild version by kbuild test and bench, not in this tree.
+    out << "set(KBUILD_HARNESS_PREBUILT_DIR "
+        << CMakeBracket(plan.harness_prebuilt_dir->generic_string()) << ")\n";
+  }
+  out << "include(" << CMakeBracket(plan.harness_cmake->generic_string()) << ")\n";
   if (!plan.test_sources.empty()) {
     out << "find_package(GTest REQUIRED)\n"
         << "add_executable(" << kTestsTarget << QuoteList(plan.test_sources, "  ") << ")\n"
@@ -182,9 +174,8 @@ void RenderHarnessTargets(const CMakePlan& plan, std::ostringstream& out) {
 }
 
 // kbuild --define on the project's own targets: kernels, binding, tests,
-// benchmarks. Not the harness library, which then stays the same for every
-// variant of kbuild tune (a directory-wide definition recompiled its ~24
-// files per variant).
+// benchmarks. Not the harness library, which stays the same for every
+// variant of kbuild tune (it is prebuilt and shared: harness_library.h).
 void RenderDefines(const CMakePlan& plan, std::ostringstream& out) {
   if (plan.defines.empty()) return;
   std::vector<std::string> targets;
@@ -215,6 +206,7 @@ std::vector<fs::path> PlannedPaths(const CMakePlan& plan) {
   }
   if (plan.ccache) out.push_back(*plan.ccache);
   if (plan.harness_cmake) out.push_back(*plan.harness_cmake);
+  if (plan.harness_prebuilt_dir) out.push_back(*plan.harness_prebuilt_dir);
   return out;
 }
 
@@ -232,6 +224,23 @@ Status CheckPathsCMakeCanCarry(const CMakePlan& plan) {
 }
 
 }  // namespace
+
+std::string RenderTorchVariables(const TorchEnv& torch) {
+  const fs::path lib = torch.LibDir();
+  std::ostringstream out;
+  out << "# libtorch from " << torch.torch_dir.generic_string() << " (found by " << torch.found_by
+      << ").\n"
+      << "set(KBUILD_TORCH_INCLUDE_DIRS"
+      << QuoteList({torch.IncludeDir(), torch.ApiIncludeDir()}, "  ") << ")\n"
+      << "set(KBUILD_TORCH_LIBRARY_DIR " << CMakeBracket(lib.generic_string()) << ")\n"
+      << "set(KBUILD_TORCH_LIBRARIES";
+  for (const char* name :
+       {"libc10.so", "libtorch.so", "libtorch_cpu.so", "libtorch_cuda.so", "libc10_cuda.so"}) {
+    out << "\n  " << CMakeBracket((lib / name).generic_string());
+  }
+  out << ")\n";
+  return out.str();
+}
 
 std::vector<std::string> PlannedCapabilities(const CMakePlan& plan) {
   std::vector<std::string> caps;
@@ -283,6 +292,7 @@ Expected<CMakePlan> PlanFromConfig(const ProjectConfig& config, const FileSystem
   }
   if (options.harness_cmake && fs.Exists(*options.harness_cmake)) {
     plan.harness_cmake = options.harness_cmake;
+    plan.harness_prebuilt_dir = options.harness_prebuilt_dir;
     plan.test_sources = CppFilesIn(fs, config.root / "tests");
     plan.benchmark_sources = CppFilesIn(fs, config.root / "benchmarks");
   }

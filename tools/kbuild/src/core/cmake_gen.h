@@ -39,6 +39,9 @@ struct CMakePlan {
   std::vector<std::filesystem::path> test_sources;       // tests/*.cpp
   std::vector<std::filesystem::path> benchmark_sources;  // benchmarks/*.cpp
   std::optional<std::filesystem::path> harness_cmake;    // tools/harness/harness.cmake
+  // The shared, prebuilt harness libraries (harness_library.h) the tests and benchmarks link:
+  // KBUILD_HARNESS_PREBUILT_DIR for harness.cmake.
+  std::optional<std::filesystem::path> harness_prebuilt_dir;
   std::vector<MacroDefine> defines;  // --define: compile definitions of every target
 };
 
@@ -47,8 +50,9 @@ struct GenerateOptions {
   std::vector<std::string> arch_override;  // --arch: replaces every kernel's cuda-capabilities
   bool debug = false;
   std::optional<std::filesystem::path> ccache;
-  std::optional<std::filesystem::path> harness_cmake;  // only used when it exists
-  std::vector<MacroDefine> defines;                    // --define NAME=VALUE (checked)
+  std::optional<std::filesystem::path> harness_cmake;         // only used when it exists
+  std::optional<std::filesystem::path> harness_prebuilt_dir;  // with harness_cmake
+  std::vector<MacroDefine> defines;                           // --define NAME=VALUE (checked)
 };
 
 // The CMake target names the generated project declares (docs/CONTRACTS.md).
@@ -64,6 +68,10 @@ Expected<CMakePlan> PlanFromConfig(const ProjectConfig& config, const FileSystem
 
 // build/cmake/CMakeLists.txt. Fails (exit 2) on an invalid capability.
 Expected<std::string> RenderCMakeLists(const CMakePlan& plan);
+
+// The KBUILD_TORCH_* variables tools/harness/harness.cmake reads, as set() lines: the
+// project's CMake and the shared harness library's (harness_library.h) say the same.
+std::string RenderTorchVariables(const TorchEnv& torch);
 
 // Every capability the plan compiles for, deduplicated, in order ("9.0", "8.0").
 std::vector<std::string> PlannedCapabilities(const CMakePlan& plan);
