@@ -3,13 +3,15 @@
 // few-rows path); benchmarks/peers.py adds torch.compile. FLOPs = 2 * M * N
 // * K (+ M * N with bias), reported as TFLOP/s; the target is the H200's
 // fp32 CUDA-core peak (~67 TFLOP/s, README.md). Bytes = A + B + C (+ bias),
-// each once, so kbuild bench's % of copy shows how far from memory-bound a
-// shape is (1x4096x4096 and 16x4096x4096 are: 64 MB of B).
+// each once (GemmBytes, gemm_plan.h: the launcher looks up tuned_config.h
+// by the same count), so kbuild bench's % of copy shows how far from
+// memory-bound a shape is (1x4096x4096 and 16x4096x4096 are: 64 MB of B).
 // Measured results (H200): the header of {{python_name}}_cuda/gemm.cu.
 #include <ATen/ATen.h>
 #include <ATen/Context.h>
 
 #include "../tests/gemm_cases.h"
+#include "../{{python_name}}_cuda/gemm_plan.h"
 #include "kbuild/harness/benchmark.h"
 
 namespace {
@@ -22,11 +24,6 @@ const std::vector<std::vector<int64_t>> kShapes = {{4096, 1024, 8192}, {8192, 81
                                                    {1000, 1000, 1000}, {4096, 4096, 4096},
                                                    {2048, 8192, 1024}, {1, 4096, 4096},
                                                    {16, 4096, 4096}};
-
-double Elements(const Case& c) {
-  const double m = c.shape[0], n = c.shape[1], k = c.shape[2];
-  return m * k + k * n + m * n;
-}
 
 // cuBLAS SGEMM as the baseline must not use TF32. One API sets that: the
 // torch 2.9+ fp32 precision setting (cuda, matmul) = IEEE, the same setting
@@ -53,7 +50,9 @@ kb::harness::BenchSpec GemmBench(bool bias) {
     if (bias) b = f.Param({s[1]});
     return Args{f.Input({s[0], s[2]}), f.Input({s[2], s[1]}), b};
   };
-  spec.bytes = [bias](const Case& c) { return 4.0 * (Elements(c) + (bias ? c.shape[1] : 0)); };
+  spec.bytes = [bias](const Case& c) {
+    return {{python_name}}_cuda::GemmBytes(c.shape[0], c.shape[1], c.shape[2], bias);
+  };
   spec.flops = [bias](const Case& c) {
     const double mn = static_cast<double>(c.shape[0]) * static_cast<double>(c.shape[1]);
     return 2.0 * mn * static_cast<double>(c.shape[2]) + (bias ? mn : 0.0);

@@ -1,6 +1,8 @@
-// The GEMM's launch plan (gemm_plan.h) on the host: every tile of C gets
-// exactly one block under the grouped raster order, up to 16 rows take the
-// few-rows path with one block per 32 columns, the 16-byte path is taken
+// The GEMM's launch plan (gemm_plan.h) on the host: under each built-in
+// tile (the default and the small-problem one) every tile of C gets exactly
+// one block under the grouped raster order; the small-problem tile is chosen
+// exactly when the default tiles are fewer than the SMs; up to 16 rows take
+// the few-rows path with one block per 32 columns, the 16-byte path is taken
 // only when every vector of every tile is aligned and wholly inside or
 // outside the matrix, and shapes past the grid are refused. A tile with no
 // block leaves output unwritten on the GPU; two blocks on one tile race.
@@ -13,26 +15,38 @@
 
 namespace {
 
+using {{python_name}}_cuda::BuiltinTile;
+using {{python_name}}_cuda::ChooseBuiltinTile;
 using {{python_name}}_cuda::FewRows;
 using {{python_name}}_cuda::FewRowsClass;
 using {{python_name}}_cuda::GemmPath;
 using {{python_name}}_cuda::GemmPlan;
+using {{python_name}}_cuda::GemmBytes;
 using {{python_name}}_cuda::GemmShape;
+using {{python_name}}_cuda::GemmSmallTile;
 using {{python_name}}_cuda::GemmTile;
+using {{python_name}}_cuda::kGemmSmallTileBuiltIn;
 using {{python_name}}_cuda::PlanGemm;
+using {{python_name}}_cuda::TileCount;
 using {{python_name}}_cuda::TileIndex;
 using {{python_name}}_cuda::TileOfBlock;
 
 // Contiguous A and B at 16-byte aligned addresses.
 GemmShape Shape(int64_t m, int64_t n, int64_t k) { return {m, n, k, k, n, 0x1000, 0x2000}; }
 
-TEST(GemmPlan, EveryTileGetsExactlyOneBlock) {
-  const int64_t g = GemmTile::kGroupM;
+// The tiles the launcher may run without tuned_config.h.
+template <typename Tile>
+class GemmTilePlan : public ::testing::Test {};
+using BuiltinTiles = ::testing::Types<GemmTile, GemmSmallTile>;
+TYPED_TEST_SUITE(GemmTilePlan, BuiltinTiles);
+
+TYPED_TEST(GemmTilePlan, EveryTileGetsExactlyOneBlock) {
+  const int64_t g = TypeParam::kGroupM;
   for (int64_t tiles_m : {int64_t{1}, int64_t{2}, g - 1, g, g + 1, 3 * g + 5, int64_t{547}}) {
     for (int64_t tiles_n : {int64_t{1}, int64_t{3}, int64_t{8}, int64_t{64}, int64_t{547}}) {
       std::vector<int> seen(tiles_m * tiles_n, 0);
       for (int64_t block = 0; block < tiles_m * tiles_n; ++block) {
-        const TileIndex t = TileOfBlock(block, tiles_m, tiles_n);
+        const TileIndex t = TileOfBlock<TypeParam>(block, tiles_m, tiles_n);
         ASSERT_TRUE(t.m >= 0 && t.m < tiles_m && t.n >= 0 && t.n < tiles_n)
             << tiles_m << "x" << tiles_n << " tiles: block " << block << " -> (" << t.m << ", "
             << t.n << ")";
@@ -46,24 +60,64 @@ TEST(GemmPlan, EveryTileGetsExactlyOneBlock) {
   }
 }
 
-TEST(GemmPlan, BlocksInFlightShareARasterGroup) {
-  // 16 x 16 tiles: the first GEMM_GROUP_M * 2 blocks cover two tile columns
-  // of one group of tile rows, not two whole tile rows.
-  const int64_t g = GemmTile::kGroupM;
+TYPED_TEST(GemmTilePlan, BlocksInFlightShareARasterGroup) {
+  // 16 x 16 tiles: the first kGroupM * 2 blocks cover two tile columns of
+  // one group of tile rows, not two whole tile rows.
+  const int64_t g = TypeParam::kGroupM;
   for (int64_t block = 0; block < 2 * g; ++block) {
-    const TileIndex t = TileOfBlock(block, 16, 16);
+    const TileIndex t = TileOfBlock<TypeParam>(block, 16, 16);
     EXPECT_EQ(t.m, block % g);
     EXPECT_EQ(t.n, block / g);
   }
 }
 
-TEST(GemmPlan, TilesCoverTheMatrix) {
+TYPED_TEST(GemmTilePlan, TilesCoverTheMatrix) {
   GemmPlan p;
-  ASSERT_TRUE(PlanGemm(Shape(GemmTile::kBM + 1, 2 * GemmTile::kBN, 0), &p));
+  ASSERT_TRUE(PlanGemm<TypeParam>(Shape(TypeParam::kBM + 1, 2 * TypeParam::kBN, 0), &p));
   EXPECT_EQ(p.path, GemmPath::kTiles);
   EXPECT_EQ(p.tiles_m, 2);
   EXPECT_EQ(p.tiles_n, 2);
   EXPECT_EQ(p.blocks, 4);
+  EXPECT_EQ(TileCount<TypeParam>(TypeParam::kBM + 1, 2 * TypeParam::kBN), 4);
+}
+
+TEST(GemmPlan, SmallTileOnlyWhenDefaultTilesAreFewerThanSms) {
+  constexpr int kSms = 132;  // H200
+  if (!kGemmSmallTileBuiltIn) {
+    // Tile macros from the command line: that tile alone.
+    EXPECT_EQ(ChooseBuiltinTile(1000, 1000, kSms), BuiltinTile::kDefault);
+    EXPECT_EQ(ChooseBuiltinTile(17, 64, kSms), BuiltinTile::kDefault);
+    return;
+  }
+  // The defaults: 128 x 128 tiles. 1000^3: 64 tiles, measured 0.50x cuBLAS
+  // with them and 0.87x with the small tile (gemm_plan.h).
+  EXPECT_EQ(ChooseBuiltinTile(1000, 1000, kSms), BuiltinTile::kSmall);
+  EXPECT_EQ(ChooseBuiltinTile(17, 64, kSms), BuiltinTile::kSmall);
+  EXPECT_EQ(ChooseBuiltinTile(4096, 1024, kSms), BuiltinTile::kDefault);  // 256 tiles
+  EXPECT_EQ(ChooseBuiltinTile(8192, 8192, kSms), BuiltinTile::kDefault);
+  // The boundary: kSms - 1 tiles take the small tile, kSms tiles do not.
+  EXPECT_EQ(ChooseBuiltinTile((kSms - 1) * GemmTile::kBM, GemmTile::kBN, kSms),
+            BuiltinTile::kSmall);
+  EXPECT_EQ(ChooseBuiltinTile(kSms * GemmTile::kBM, 1, kSms), BuiltinTile::kDefault);
+  EXPECT_EQ(ChooseBuiltinTile(12 * GemmTile::kBM - 5, 11 * GemmTile::kBN, kSms),
+            BuiltinTile::kDefault);  // 12 x 11 = 132 tiles
+  // A failed SM-count query reads as 1 SM: the default tile.
+  EXPECT_EQ(ChooseBuiltinTile(17, 64, 1), BuiltinTile::kDefault);
+}
+
+TEST(GemmPlan, SmallTileRunsTwoBlocksPerSm) {
+  // 256 threads at 128 registers at most (ptxas: 127, no spills).
+  EXPECT_EQ(GemmSmallTile::kThreads, 256);
+  EXPECT_EQ(GemmSmallTile::kMinBlocksPerSm, 2);
+}
+
+TEST(GemmPlan, BytesAreWhatTheBenchmarkCounts) {
+  // A, B and C once, + the bias: tuned_config.h's buckets are in these bytes.
+  EXPECT_EQ(GemmBytes(1000, 1000, 1000, false), 12e6);
+  EXPECT_EQ(GemmBytes(1000, 1000, 1000, true), 12e6 + 4000);
+  EXPECT_EQ(GemmBytes(4096, 1024, 8192, false),
+            4.0 * (4096.0 * 8192 + 8192.0 * 1024 + 4096.0 * 1024));
+  EXPECT_EQ(GemmBytes(17, 5, 0, true), 4.0 * (17 * 5 + 5));
 }
 
 TEST(GemmPlan, FewRowsTakeOneBlockPerColumnSlab) {

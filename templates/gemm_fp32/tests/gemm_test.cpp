@@ -2,7 +2,8 @@
 // tolerance that grows with K (gemm_cases.h). Shapes [M, N, K] from 1x1x1 and
 // primes (scalar path) to 4096x1024x8192 (16-byte path), edge tiles on both
 // paths, K = 0; the few-rows path (M <= 16) at M = 1, 2, 7, 9, 16 and the
-// tiled one from M = 17, N and K odd and even; with and without bias; inputs
+// tiled one from M = 17, N and K odd and even, under both built-in tiles
+// (small problems and large ones); with and without bias; inputs
 // one element off alignment and rows of a wider matrix (scalar or vector
 // path by the row stride), a broadcast row; tiny and large magnitudes, more
 // than 65,535 tile rows or columns of blocks, more than 2^31 outputs or B
@@ -28,13 +29,17 @@ using kb::harness::OpSpec;
 // 129x132x36 edge tiles on every side). Scalar path: the odd ones. Few rows
 // (M <= 16, one kernel per power of two of M): 1x4096x4096 one row, 2x130x64
 // a partial block of 32 columns, 16x333x1001 and 7x300x515 K past one step
-// of 256 rows with a tail; 17 rows: the tiled path's smallest M.
+// of 256 rows with a tail; 17 rows: the tiled path's smallest M. The tile
+// (gemm_plan.h, 132 SMs, no tuned_config.h): fewer than 132 tiles of 128 x
+// 128 take GemmSmallTile (127x129x131 and 17x999x1001 scalar, 1000^3
+// vector, ...); 4096x1024x8192 (vector), 2052x1540x36 (vector, edge tiles)
+// and 1999x1537x203 (scalar: K and N odd) take the default tile.
 std::vector<std::vector<int64_t>> Shapes() {
-  return {{1, 1, 1},        {7, 13, 5},        {127, 129, 131}, {128, 128, 128},
-          {129, 132, 36},   {257, 3, 1000},    {3, 257, 9},     {1000, 1000, 1000},
-          {4096, 1024, 8192}, {1, 4096, 4096}, {1, 5, 3},       {2, 130, 64},
-          {2, 129, 67},     {7, 300, 515},     {16, 1024, 1024}, {16, 333, 1001},
-          {17, 64, 96},     {17, 999, 1001}};
+  return {{1, 1, 1},          {7, 13, 5},        {127, 129, 131},  {128, 128, 128},
+          {129, 132, 36},     {257, 3, 1000},    {3, 257, 9},      {1000, 1000, 1000},
+          {4096, 1024, 8192}, {2052, 1540, 36},  {1999, 1537, 203}, {1, 4096, 4096},
+          {1, 5, 3},          {2, 130, 64},      {2, 129, 67},     {7, 300, 515},
+          {16, 1024, 1024},   {16, 333, 1001},   {17, 64, 96},     {17, 999, 1001}};
 }
 
 // bias: "none" or "fp32" ([N], float32).

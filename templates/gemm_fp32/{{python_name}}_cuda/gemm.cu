@@ -7,301 +7,57 @@
 // interest the op is compute-bound, and its target is the H200's fp32
 // CUDA-core peak, 132 SMs x 128 lanes x 2 flops x 1.98 GHz = 66.9 TFLOP/s.
 //
-// Launch shape (gemm_plan.h; defaults): M <= 16 goes to the few-rows GEMV
-// (gemm_few_rows.cuh). Otherwise one block of 256 threads (8 warps of 32 x 64
-// outputs, 4 x 8 lanes of 8 x 8) per 128 x 128 tile of C, a one-dimensional
-// grid walked in groups of 8 tile rows (L2 reuse); K in stages of 8: the
-// block stages an A tile (stored transposed, padded) and a B tile in shared
-// memory, two buffers, the next stage's global loads held in registers while
-// the current one is multiplied, one __syncthreads per stage; fragments are
-// read one k ahead of their FFMAs (two register sets). Each output is one
-// FMA chain over K (GEMM_KCHUNK=0). 16-byte loads and stores when A and B are
-// 16-byte aligned and K, N, lda, ldb are multiples of 4 (edge tiles then read
-// whole vectors or zeros); otherwise checked scalar loads and stores.
-// Launched overlapped (common/overlap.cuh).
+// Launch shape (gemm_plan.h): M <= 16 goes to the few-rows GEMV
+// (gemm_few_rows.cuh). Otherwise the tiled kernel (gemm_tiled.cuh), one
+// block per tile of C, under a tile shape chosen per launch: the row of
+// tuned_config.h whose bucket holds the problem's bytes. The shipped file's
+// one row is the built-in choice: the default tile (the GEMM_* macros:
+// 128 x 128 x 8, 8 x 8 per lane, 256 threads, two blocks per SM), or
+// GemmSmallTile (64 x 128 x 16, 4 x 8 per lane, 256 threads, two blocks per
+// SM) when the default tiles are fewer than the SMs. Launched overlapped
+// (common/overlap.cuh).
 //
-// ptxas (CUDA 13.0, sm_90a): 128 registers, no spills, 16.6 KB of shared
-// memory: two blocks (16 warps) per SM. SASS of a stage (8 k): 512 FFMA,
-// 32 LDS.128 (4 per k, each one wavefront: a warp reads 4 adjacent A vectors
-// and 8 adjacent B vectors), 2 LDG.128, 4 STS + 1 STS.128, 1 BAR, ~50 other
-// instructions: FFMA is 85% of the loop.
-//
-// Measured (H200): 25 TFLOP/s, 0.49x cuBLAS with the previous kernel (201
-// registers, one block per SM; 2026-12-01); this kernel: pending.
+// Measured (H200, 2026-12-01): 0.87x cuBLAS at 4096x1024x8192 and 0.92x at
+// 8192^3 (default tile); 1000^3 in 72.8 us, 0.87x (small tile; 127 us,
+// 0.50x, with the default tile's 64 tiles).
 
+#include <climits>
 #include <type_traits>
 
+#include "common/launch.cuh"
 #include "common/overlap.cuh"
-#include "common/vec.cuh"
 #include "gemm.h"
 #include "gemm_few_rows.cuh"
 #include "gemm_plan.h"
+#include "gemm_tiled.cuh"
 
-namespace {
-
-using kernels_common::AllowNextKernelLaunch;
-using kernels_common::Vec;
-using kernels_common::WaitForPreviousKernel;
-using {{python_name}}_cuda::GemmTile;
-using {{python_name}}_cuda::TileIndex;
-using {{python_name}}_cuda::TileOfBlock;
-using F4 = Vec<float, 4>;
-
-// Four adjacent floats at `at`, of which `inside` (may be <= 0 or > 4) lie
-// inside the matrix: one 16-byte load (kVector: then `inside` is a multiple
-// of 4, the vector wholly inside or outside) or four checked scalar loads;
-// zeros outside, and nothing at all when the row is outside.
-template <bool kVector>
-__device__ __forceinline__ void LoadFour(const float* at, bool row_inside, int inside,
-                                         float (&out)[4]) {
-  if constexpr (kVector) {
-    const F4 v = row_inside && inside > 0 ? *reinterpret_cast<const F4*>(at) : F4{};
-#pragma unroll
-    for (int i = 0; i < 4; ++i) out[i] = v.v[i];
-  } else {
-#pragma unroll
-    for (int i = 0; i < 4; ++i) out[i] = row_inside && i < inside ? at[i] : 0.f;
-  }
-}
-
-// This thread's share of one stage's global loads: kALoads vectors of the
-// A tile (BM x BK) and kBLoads of the B tile (BK x BN). Vector l is
-// v = threadIdx.x + l * threads of its tile in row-major order, 4 columns
-// each, so a warp reads whole rows of the tile. The pointers start at the
-// first stage and move one stage per Advance(); `k_left` (K minus the
-// stage's first k) bounds the K side, the fixed row / column flags the M / N
-// side. Outside the matrices: zeros.
-template <bool kVector>
-struct StageLoader {
-  using G = GemmTile;
-  static constexpr int kAPerRow = G::kBK / 4;
-  static constexpr int kBPerRow = G::kBN / 4;
-  const float* a_at[G::kALoads];
-  const float* b_at[G::kBLoads];
-  bool a_row_inside[G::kALoads];
-  int b_cols_left[G::kBLoads];  // columns of B from this vector's first to N
-  int64_t b_step;               // BK rows of B
-
-  __device__ __forceinline__ StageLoader(const float* a, const float* b, int64_t row0,
-                                         int64_t col0, int m, int n, int64_t lda, int64_t ldb)
-      : b_step(G::kBK * ldb) {
-#pragma unroll
-    for (int l = 0; l < G::kALoads; ++l) {
-      const int v = threadIdx.x + l * G::kThreads;
-      const int64_t row = row0 + v / kAPerRow;
-      a_row_inside[l] = row < m;
-      a_at[l] = a + (a_row_inside[l] ? row : 0) * lda + v % kAPerRow * 4;
-    }
-#pragma unroll
-    for (int l = 0; l < G::kBLoads; ++l) {
-      const int v = threadIdx.x + l * G::kThreads;
-      const int64_t col = col0 + v % kBPerRow * 4;
-      b_cols_left[l] = static_cast<int>(n - col < 0 ? 0 : n - col);
-      b_at[l] = b + static_cast<int64_t>(v / kBPerRow) * ldb +
-                (col < n ? col : 0);
-    }
-  }
-
-  __device__ __forceinline__ void Load(int k_left, float (&a_regs)[G::kALoads][4],
-                                       float (&b_regs)[G::kBLoads][4]) const {
-#pragma unroll
-    for (int l = 0; l < G::kALoads; ++l) {
-      const int col = (threadIdx.x + l * G::kThreads) % kAPerRow * 4;
-      LoadFour<kVector>(a_at[l], a_row_inside[l], k_left - col, a_regs[l]);
-    }
-#pragma unroll
-    for (int l = 0; l < G::kBLoads; ++l) {
-      const int row = (threadIdx.x + l * G::kThreads) / kBPerRow;
-      LoadFour<kVector>(b_at[l], row < k_left, b_cols_left[l], b_regs[l]);
-    }
-  }
-
-  __device__ __forceinline__ void Advance() {
-#pragma unroll
-    for (int l = 0; l < G::kALoads; ++l) a_at[l] += G::kBK;
-#pragma unroll
-    for (int l = 0; l < G::kBLoads; ++l) b_at[l] += b_step;
-  }
-};
-
-// A transposed: a_tile[kk][row], so a thread's rows for one kk are adjacent.
-__device__ __forceinline__ void StoreATile(float (*a_tile)[GemmTile::kAStride],
-                                           const float (&regs)[GemmTile::kALoads][4]) {
-  constexpr int kPerRow = GemmTile::kBK / 4;
-#pragma unroll
-  for (int l = 0; l < GemmTile::kALoads; ++l) {
-    const int v = threadIdx.x + l * GemmTile::kThreads;
-#pragma unroll
-    for (int i = 0; i < 4; ++i) a_tile[v % kPerRow * 4 + i][v / kPerRow] = regs[l][i];
-  }
-}
-
-__device__ __forceinline__ void StoreBTile(float (*b_tile)[GemmTile::kBN],
-                                           const float (&regs)[GemmTile::kBLoads][4]) {
-  constexpr int kPerRow = GemmTile::kBN / 4;
-#pragma unroll
-  for (int l = 0; l < GemmTile::kBLoads; ++l) {
-    const int v = threadIdx.x + l * GemmTile::kThreads;
-    F4 f;
-#pragma unroll
-    for (int i = 0; i < 4; ++i) f.v[i] = regs[l][i];
-    *reinterpret_cast<F4*>(&b_tile[v / kPerRow][v % kPerRow * 4]) = f;
-  }
-}
-
-// Lane l's g-th group of 4 rows (columns) of the warp tile: a warp's
-// lanes read adjacent 16-byte vectors (kLanes of them, 128 bytes at most:
-// one shared-memory wavefront, lanes on the same vector share it), the next
-// group 4 * kLanes floats further. `smem_row` points at the lane's first
-// vector.
-template <int kCount, int kLanes>
-__device__ __forceinline__ void ReadFragment(const float* smem_row, float (&frag)[kCount]) {
-#pragma unroll
-  for (int g = 0; g < kCount / 4; ++g) {
-    const F4 v = *reinterpret_cast<const F4*>(smem_row + g * 4 * kLanes);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) frag[g * 4 + i] = v.v[i];
-  }
-}
-
-// Row kk of the staged A^T and B tiles -> this lane's TM + TN fragment
-// values (see ReadFragment).
-__device__ __forceinline__ void ReadFragments(const float* a_row, const float* b_row,
-                                              float (&af)[GemmTile::kTM],
-                                              float (&bf)[GemmTile::kTN]) {
-  ReadFragment<GemmTile::kTM, GemmTile::kLanesM>(a_row, af);
-  ReadFragment<GemmTile::kTN, GemmTile::kLanesN>(b_row, bf);
-}
-
-template <bool kVector>
-__global__ void __launch_bounds__(GemmTile::kThreads, GemmTile::kMinBlocksPerSm)
-    GemmKernel(float* __restrict__ c, const float* __restrict__ a, const float* __restrict__ b,
-               const float* __restrict__ bias, int m, int n, int k, int64_t lda, int64_t ldb,
-               int64_t tiles_m, int64_t tiles_n) {
-  using G = GemmTile;
-  alignas(16) __shared__ float a_tile[2][G::kBK][G::kAStride];
-  alignas(16) __shared__ float b_tile[2][G::kBK][G::kBN];
-  const TileIndex tile = TileOfBlock(blockIdx.x, tiles_m, tiles_n);
-  const int64_t row0 = tile.m * G::kBM;
-  const int64_t col0 = tile.n * G::kBN;
-  // This lane's first row and column within the block tile (gemm_plan.h).
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  const int lane_m = warp / G::kWarpsN * G::kWM + lane / G::kLanesN * 4;
-  const int lane_n = warp % G::kWarpsN * G::kWN + lane % G::kLanesN * 4;
-
-  WaitForPreviousKernel();
-  AllowNextKernelLaunch();
-
-  float total[G::kTM][G::kTN] = {};
-  // With GEMM_KCHUNK > 0 the FFMAs go to `partial`, which joins `total`
-  // every kKChunk stages.
-  float partial[G::kTM][G::kTN] = {};
-  float af[2][G::kTM];
-  float bf[2][G::kTN];
-  float a_next[G::kALoads][4];
-  float b_next[G::kBLoads][4];
-  StageLoader<kVector> loader(a, b, row0, col0, m, n, lda, ldb);
-  const int stages = (k + G::kBK - 1) / G::kBK;
-  if (stages > 0) {
-    loader.Load(k, a_next, b_next);
-    StoreATile(a_tile[0], a_next);
-    StoreBTile(b_tile[0], b_next);
-    __syncthreads();
-    ReadFragments(&a_tile[0][0][lane_m], &b_tile[0][0][lane_n], af[0], bf[0]);
-  }
-
-  // One stage: BK outer products of this lane's fragments. One barrier per
-  // stage. Fragments are read one kk ahead of the FFMAs that use them; at
-  // the stage's last kk the next stage (loaded from global memory while this
-  // one was multiplied) goes to the other buffer, whose last reader was
-  // before the previous barrier, then the barrier, then the next stage's
-  // first fragments, whose latency hides behind the last kk's FFMAs. The
-  // last stage (kMore false) loads and stores nothing.
-  auto multiply_stage = [&](int s, auto more) {
-    constexpr bool kMore = decltype(more)::value;
-    const int buf = s & 1;
-    if constexpr (kMore) {
-      loader.Advance();
-      loader.Load(k - (s + 1) * G::kBK, a_next, b_next);
-    }
-#pragma unroll
-    for (int kk = 0; kk < G::kBK; ++kk) {
-      if (kk + 1 < G::kBK) {
-        ReadFragments(&a_tile[buf][kk + 1][lane_m], &b_tile[buf][kk + 1][lane_n],
-                      af[(kk + 1) % 2], bf[(kk + 1) % 2]);
-      } else if constexpr (kMore) {
-        StoreATile(a_tile[buf ^ 1], a_next);
-        StoreBTile(b_tile[buf ^ 1], b_next);
-        __syncthreads();
-        ReadFragments(&a_tile[buf ^ 1][0][lane_m], &b_tile[buf ^ 1][0][lane_n], af[0], bf[0]);
-      }
-#pragma unroll
-      for (int i = 0; i < G::kTM; ++i) {
-#pragma unroll
-        for (int j = 0; j < G::kTN; ++j) {
-          float& sum = G::kKChunk > 0 ? partial[i][j] : total[i][j];
-          sum = fmaf(af[kk % 2][i], bf[kk % 2][j], sum);
-        }
-      }
-    }
-    if constexpr (G::kKChunk > 0) {
-      if ((s + 1) % (G::kKChunk > 0 ? G::kKChunk : 1) == 0 || !kMore) {
-#pragma unroll
-        for (int i = 0; i < G::kTM; ++i) {
-#pragma unroll
-          for (int j = 0; j < G::kTN; ++j) {
-            total[i][j] += partial[i][j];
-            partial[i][j] = 0.f;
-          }
-        }
-      }
-    }
-  };
-  for (int s = 0; s + 1 < stages; ++s) multiply_stage(s, std::true_type{});
-  if (stages > 0) multiply_stage(stages - 1, std::false_type{});
-
-  // Column j of this lane: group j / 4 of its 4-column groups.
-  constexpr int kGroupStrideM = 4 * G::kLanesM;
-  constexpr int kGroupStrideN = 4 * G::kLanesN;
-  float bias_at[G::kTN];
-#pragma unroll
-  for (int j = 0; j < G::kTN; ++j) {
-    const int64_t col = col0 + lane_n + j / 4 * kGroupStrideN + j % 4;
-    bias_at[j] = bias != nullptr && col < n ? bias[col] : 0.f;
-  }
-#pragma unroll
-  for (int i = 0; i < G::kTM; ++i) {
-    const int64_t row = row0 + lane_m + i / 4 * kGroupStrideM + i % 4;
-    if (row >= m) continue;
-    float* c_row = c + row * n;
-#pragma unroll
-    for (int g = 0; g < G::kTN / 4; ++g) {
-      const int64_t col = col0 + lane_n + g * kGroupStrideN;
-      float out[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) out[j] = total[i][g * 4 + j] + bias_at[g * 4 + j];
-      if constexpr (kVector) {
-        if (col < n) {  // n % 4 == 0: the vector is wholly inside
-          F4 v;
-#pragma unroll
-          for (int j = 0; j < 4; ++j) v.v[j] = out[j];
-          *reinterpret_cast<F4*>(c_row + col) = v;
-        }
-      } else {
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          if (col + j < n) c_row[col + j] = out[j];
-        }
-      }
-    }
-  }
-}
-
-}  // namespace
+// The tile per problem size a `kbuild tune` run chose: tuned_config.h. The
+// template ships one whose single row keeps the built-in choice for every
+// size, so that copying results/tune-<t>/tuned_config.h over it changes a
+// file the build tracks (a header that appears where there was none is in
+// neither the compiler's dependency list nor ccache's), then rebuild
+// (README.md, "Tuning"). Unused while tile macros come from the command
+// line, so each tune variant runs its own tile alone.
+#if __has_include("tuned_config.h")
+#include "tuned_config.h"
+#endif
+#if defined(KBUILD_TUNED_CONFIGS) && !GEMM_TILE_FROM_DEFINES
+#define GEMM_TUNED_CONFIGS 1
+#endif
 
 namespace {{python_name}}_cuda {
 namespace {
+
+struct GemmArgs {
+  float* c;
+  const float *a, *b, *bias;
+  int64_t m, n, k, lda, ldb;
+};
+
+GemmShape ShapeOf(const GemmArgs& g) {
+  return {g.m, g.n, g.k, g.lda, g.ldb, reinterpret_cast<std::uintptr_t>(g.a),
+          reinterpret_cast<std::uintptr_t>(g.b)};
+}
 
 // The few-rows kernel for m rows: FewRowsKernel<FewRowsClass(m), kVector>.
 template <bool kVector, typename Launch>
@@ -317,30 +73,90 @@ cudaError_t LaunchFewRows(int64_t m, Launch launch) {
   }
 }
 
+cudaError_t LaunchFewRowsPath(const GemmArgs& g, cudaStream_t stream) {
+  GemmPlan plan;
+  if (!PlanGemm(ShapeOf(g), &plan) || plan.path != GemmPath::kFewRows) {
+    return cudaErrorInvalidValue;
+  }
+  auto launch = [&](auto kernel) {
+    return kernels_common::LaunchOverlapped(
+        kernel, dim3(static_cast<unsigned>(plan.blocks)), dim3(FewRows::kThreads), stream, g.c,
+        g.a, g.b, g.bias, static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k),
+        g.lda, g.ldb);
+  };
+  return plan.vector_access ? LaunchFewRows<true>(g.m, launch)
+                            : LaunchFewRows<false>(g.m, launch);
+}
+
+// The tiled path under tile shape Tile.
+template <typename Tile>
+cudaError_t LaunchTiles(const GemmArgs& g, cudaStream_t stream) {
+  GemmPlan plan;
+  if (!PlanGemm<Tile>(ShapeOf(g), &plan) || plan.path != GemmPath::kTiles) {
+    return cudaErrorInvalidValue;
+  }
+  auto launch = [&](auto kernel) {
+    return kernels_common::LaunchOverlapped(
+        kernel, dim3(static_cast<unsigned>(plan.blocks)), dim3(Tile::kThreads), stream, g.c, g.a,
+        g.b, g.bias, static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k), g.lda,
+        g.ldb, plan.tiles_m, plan.tiles_n);
+  };
+  return plan.vector_access ? launch(tiled::GemmKernel<Tile, true>)
+                             : launch(tiled::GemmKernel<Tile, false>);
+}
+
+// The built-in choice (ChooseBuiltinTile): the default tile, or GemmSmallTile
+// when the default tiles are fewer than the SMs (the SM count is read once
+// per device; a failed read counts 1 SM: the default tile). With tile macros
+// from the command line, the default tile alone.
+cudaError_t LaunchBuiltinTiles(const GemmArgs& g, cudaStream_t stream) {
+  if constexpr (kGemmSmallTileBuiltIn) {
+    if (ChooseBuiltinTile(g.m, g.n, kernels_common::CachedSmCount()) == BuiltinTile::kSmall) {
+      return LaunchTiles<GemmSmallTile>(g, stream);
+    }
+  }
+  return LaunchTiles<GemmTile>(g, stream);
+}
+
+#ifdef GEMM_TUNED_CONFIGS
+using TilesLaunch = cudaError_t (*)(const GemmArgs&, cudaStream_t);
+
+// One launcher per row of tuned_config.h, in its order. A row equal to the
+// default tile (a bucket the defaults won, written as the macro names) runs
+// the built-in choice: that is how the defaults ran when `kbuild tune`
+// measured them.
+template <typename Tile>
+constexpr TilesLaunch TunedLaunch() {
+  if constexpr (std::is_same_v<Tile, GemmTile>) {
+    return &LaunchBuiltinTiles;
+  } else {
+    return &LaunchTiles<Tile>;
+  }
+}
+
+// The X rows' parameters in kbuild.toml [tune.params] order (BM, BN, BK, TM,
+// TN, KCHUNK, GROUP_M): a different order or set there needs this changed.
+#define GEMM_TUNED_ROW(max_bytes, bm, bn, bk, tm, tn, kchunk, group_m) \
+  TunedLaunch<GemmTileOf<bm, bn, bk, tm, tn, kchunk, group_m>>(),
+constexpr TilesLaunch kTunedLaunches[] = {KBUILD_TUNED_CONFIGS(GEMM_TUNED_ROW)};
+#undef GEMM_TUNED_ROW
+#endif
+
 }  // namespace
 
 cudaError_t LaunchGemm(float* c, const float* a, const float* b, const float* bias, int64_t m,
                        int64_t n, int64_t k, int64_t lda, int64_t ldb, cudaStream_t stream) {
   if (m == 0 || n == 0) return cudaSuccess;
-  const GemmShape shape{
-      m, n, k, lda, ldb, reinterpret_cast<std::uintptr_t>(a), reinterpret_cast<std::uintptr_t>(b)};
-  GemmPlan plan;
-  if (!PlanGemm(shape, &plan)) return cudaErrorInvalidValue;
-  const dim3 grid(static_cast<unsigned>(plan.blocks));
-  if (plan.path == GemmPath::kFewRows) {
-    auto launch = [&](auto kernel) {
-      return kernels_common::LaunchOverlapped(kernel, grid, dim3(FewRows::kThreads), stream, c, a,
-                                              b, bias, static_cast<int>(m), static_cast<int>(n),
-                                              static_cast<int>(k), lda, ldb);
-    };
-    return plan.vector_access ? LaunchFewRows<true>(m, launch) : LaunchFewRows<false>(m, launch);
-  }
-  auto launch = [&](auto kernel) {
-    return kernels_common::LaunchOverlapped(
-        kernel, grid, dim3(GemmTile::kThreads), stream, c, a, b, bias, static_cast<int>(m),
-        static_cast<int>(n), static_cast<int>(k), lda, ldb, plan.tiles_m, plan.tiles_n);
-  };
-  return plan.vector_access ? launch(GemmKernel<true>) : launch(GemmKernel<false>);
+  const GemmArgs g{c, a, b, bias, m, n, k, lda, ldb};
+  if (m <= FewRows::kMaxRows) return LaunchFewRowsPath(g, stream);
+#ifdef GEMM_TUNED_CONFIGS
+  // The tuned tile of the bucket holding this problem's bytes.
+  const double bytes = GemmBytes(m, n, k, bias != nullptr);
+  const long long key = bytes < 9.0e18 ? static_cast<long long>(bytes) : LLONG_MAX;
+  return kTunedLaunches[KbuildTunedConfigIndex(key)](g, stream);
+#else
+  return LaunchBuiltinTiles(g, stream);
+#endif
 }
 
 }  // namespace {{python_name}}_cuda

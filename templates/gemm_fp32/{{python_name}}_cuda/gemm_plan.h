@@ -1,29 +1,46 @@
-// The fp32 GEMM's tile shape and launch plan, in plain C++ so the binding
+// The fp32 GEMM's tile shapes and launch plan, in plain C++ so the binding
 // and the host tests (tests/gemm_plan_test.cpp) read the same numbers the
 // kernels compile with.
 //
-// Tile shape: compile-time macros, so `kbuild tune` can vary them
-// (-DGEMM_BM=64 ...); the static_asserts below are the constraints of the
-// space (README.md, "Tuning"). A block computes a BM x BN tile of C, walking
-// K in steps of BK; its warps each own a WM x WN part of the tile, and each
-// lane a TM x TN piece of that in registers, as TM / 4 x TN / 4 groups of
-// 4 x 4 spread over the warp tile (the group of lane l starts at l's index
-// times 4 along each side, the next group WM / (TM / 4) rows or
-// WN / (TN / 4) columns further), so a warp's fragment reads are runs of
-// adjacent 16-byte vectors, one shared-memory wavefront each, and its stores
-// of C whole 128-byte rows. WM and WN default to 4 TM and 8 TN: a warp is 4 x
-// 8 lanes.
+// A tile shape is GemmTileOf<BM, BN, BK, TM, TN, KCHUNK, GROUP_M>: a block
+// computes a BM x BN tile of C, walking K in steps of BK; its warps each own
+// a WM x WN part of the tile, and each lane a TM x TN piece of that in
+// registers, as TM / 4 x TN / 4 groups of 4 x 4 spread over the warp tile
+// (the group of lane l starts at l's index times 4 along each side, the next
+// group WM / (TM / 4) rows or WN / (TN / 4) columns further), so a warp's
+// fragment reads are runs of adjacent 16-byte vectors, one shared-memory
+// wavefront each, and its stores of C whole 128-byte rows. WM and WN are
+// 4 TM and 8 TN, a warp of 4 x 8 lanes, unless the default tile's GEMM_WM,
+// GEMM_WN say otherwise. Each instantiation checks its own constraints (the
+// static_asserts, README.md "Tuning").
 //
-// Accumulation: with GEMM_KCHUNK = 0 (the default) each output is one FMA
-// chain over K; its rounding error grows as K (tests/gemm_cases.h: the tests'
-// tolerance is built for one chain). GEMM_KCHUNK > 0 sums the products of
-// that many K-tiles (L = GEMM_KCHUNK * BK terms) in a fresh register, then
-// adds it to the total: error (L + K / L) instead of K in the worst case, at
-// TM x TN more registers (about 200 instead of 128 at 8 x 8: one block per SM
+// GemmTile, the default tile, comes from compile-time macros (GEMM_BM ...),
+// so `kbuild tune` can build one variant per point (-DGEMM_BM=64 ...);
+// GemmSmallTile is the built-in tile for problems too small to fill the GPU
+// with default tiles (ChooseBuiltinTile); a tune run's tuned_config.h names
+// a tile per problem size (gemm.cu).
+//
+// Accumulation: with KCHUNK = 0 (the default) each output is one FMA chain
+// over K; its rounding error grows as K (tests/gemm_cases.h: the tests'
+// tolerance is built for one chain). KCHUNK > 0 sums the products of that
+// many K-tiles (L = KCHUNK * BK terms) in a fresh register, then adds it to
+// the total: error (L + K / L) instead of K in the worst case, at TM x TN
+// more registers (about 200 instead of 128 at 8 x 8: one block per SM
 // instead of two, and about half the speed).
 #pragma once
 
 #include <cstdint>
+
+// Whether any tile macro came from outside (the command line: a `kbuild
+// tune` variant, or -DGEMM_KCHUNK=8 for accuracy). Then GemmTile is the only
+// tile the launcher runs, so a variant is measured as itself.
+#if defined(GEMM_BM) || defined(GEMM_BN) || defined(GEMM_BK) || defined(GEMM_TM) || \
+    defined(GEMM_TN) || defined(GEMM_WM) || defined(GEMM_WN) || defined(GEMM_KCHUNK) || \
+    defined(GEMM_GROUP_M)
+#define GEMM_TILE_FROM_DEFINES 1
+#else
+#define GEMM_TILE_FROM_DEFINES 0
+#endif
 
 #ifndef GEMM_BM
 #define GEMM_BM 128  // rows of C per block
@@ -61,16 +78,18 @@
 
 namespace {{python_name}}_cuda {
 
-struct GemmTile {
-  static constexpr int kBM = GEMM_BM;
-  static constexpr int kBN = GEMM_BN;
-  static constexpr int kBK = GEMM_BK;
-  static constexpr int kTM = GEMM_TM;
-  static constexpr int kTN = GEMM_TN;
-  static constexpr int kWM = GEMM_WM;
-  static constexpr int kWN = GEMM_WN;
-  static constexpr int kKChunk = GEMM_KCHUNK;
-  static constexpr int kGroupM = GEMM_GROUP_M;
+template <int BM, int BN, int BK, int TM, int TN, int KCHUNK, int GROUP_M, int WM = 4 * TM,
+          int WN = 8 * TN>
+struct GemmTileOf {
+  static constexpr int kBM = BM;
+  static constexpr int kBN = BN;
+  static constexpr int kBK = BK;
+  static constexpr int kTM = TM;
+  static constexpr int kTN = TN;
+  static constexpr int kWM = WM;
+  static constexpr int kWN = WN;
+  static constexpr int kKChunk = KCHUNK;
+  static constexpr int kGroupM = GROUP_M;
   static constexpr int kLanesM = kWM / kTM;  // lanes of a warp along a column of C
   static constexpr int kLanesN = kWN / kTN;  // lanes of a warp along a row of C
   static constexpr int kWarpsM = kBM / kWM;
@@ -94,31 +113,39 @@ struct GemmTile {
       kTM * kTN * (kKChunk > 0 ? 2 : 1) + 2 * (kTM + kTN) + 4 * (kALoads + kBLoads) + 16;
   static constexpr int kMinBlocksPerSm =
       kRegisters <= 128 && kThreads * 128 <= 32768 ? 65536 / (kThreads * 128) : 1;
+
+  static_assert(kTM % 4 == 0 && kTN % 4 == 0,
+                "GEMM_TM and GEMM_TN must be multiples of 4 (16-byte fragments)");
+  static_assert(kWM % kTM == 0 && kWN % kTN == 0,
+                "GEMM_WM must be a multiple of GEMM_TM, GEMM_WN of GEMM_TN");
+  static_assert(kLanesM * kLanesN == 32,
+                "(GEMM_WM / GEMM_TM) * (GEMM_WN / GEMM_TN) must be 32: one warp per warp tile");
+  static_assert(kBM % kWM == 0 && kBN % kWN == 0,
+                "GEMM_BM must be a multiple of GEMM_WM, GEMM_BN of GEMM_WN");
+  static_assert(kBK % 4 == 0, "GEMM_BK must be a multiple of 4 (16-byte loads of A)");
+  static_assert(kThreads <= 1024,
+                "GEMM_BM * GEMM_BN / (GEMM_TM * GEMM_TN) must be at most 1024 threads");
+  static_assert(kBM * kBK % (4 * kThreads) == 0 && kALoads >= 1,
+                "GEMM_BM * GEMM_BK must be a positive multiple of 4 x threads (whole vectors of "
+                "A per thread)");
+  static_assert(kBK * kBN % (4 * kThreads) == 0 && kBLoads >= 1,
+                "GEMM_BK * GEMM_BN must be a positive multiple of 4 x threads (whole vectors of "
+                "B per thread)");
+  static_assert(kKChunk >= 0, "GEMM_KCHUNK must be 0 (one FMA chain) or more");
+  static_assert(kGroupM >= 1, "GEMM_GROUP_M must be at least 1");
+  static_assert(2 * kBK * (kAStride + kBN) * 4 <= 48 * 1024,
+                "two stages of A and B must fit 48 KB of static shared memory");
 };
 
-static_assert(GemmTile::kTM % 4 == 0 && GemmTile::kTN % 4 == 0,
-              "GEMM_TM and GEMM_TN must be multiples of 4 (16-byte fragments)");
-static_assert(GemmTile::kWM % GemmTile::kTM == 0 && GemmTile::kWN % GemmTile::kTN == 0,
-              "GEMM_WM must be a multiple of GEMM_TM, GEMM_WN of GEMM_TN");
-static_assert(GemmTile::kLanesM * GemmTile::kLanesN == 32,
-              "(GEMM_WM / GEMM_TM) * (GEMM_WN / GEMM_TN) must be 32: one warp per warp tile");
-static_assert(GemmTile::kBM % GemmTile::kWM == 0 && GemmTile::kBN % GemmTile::kWN == 0,
-              "GEMM_BM must be a multiple of GEMM_WM, GEMM_BN of GEMM_WN");
-static_assert(GemmTile::kBK % 4 == 0, "GEMM_BK must be a multiple of 4 (16-byte loads of A)");
-static_assert(GemmTile::kThreads <= 1024,
-              "GEMM_BM * GEMM_BN / (GEMM_TM * GEMM_TN) must be at most 1024 threads");
-static_assert(GemmTile::kBM * GemmTile::kBK % (4 * GemmTile::kThreads) == 0 &&
-                  GemmTile::kALoads >= 1,
-              "GEMM_BM * GEMM_BK must be a positive multiple of 4 x threads (whole vectors of A "
-              "per thread)");
-static_assert(GemmTile::kBK * GemmTile::kBN % (4 * GemmTile::kThreads) == 0 &&
-                  GemmTile::kBLoads >= 1,
-              "GEMM_BK * GEMM_BN must be a positive multiple of 4 x threads (whole vectors of B "
-              "per thread)");
-static_assert(GemmTile::kKChunk >= 0, "GEMM_KCHUNK must be 0 (one FMA chain) or more");
-static_assert(GemmTile::kGroupM >= 1, "GEMM_GROUP_M must be at least 1");
-static_assert(2 * GemmTile::kBK * (GemmTile::kAStride + GemmTile::kBN) * 4 <= 48 * 1024,
-              "two stages of A and B must fit 48 KB of static shared memory");
+// The default tile: the macros above.
+using GemmTile = GemmTileOf<GEMM_BM, GEMM_BN, GEMM_BK, GEMM_TM, GEMM_TN, GEMM_KCHUNK,
+                            GEMM_GROUP_M, GEMM_WM, GEMM_WN>;
+// The tile for problems whose default tiles are fewer than the SMs (H200,
+// 2026-12-01: 1000x1000x1000 has 64 tiles of 128 x 128 for 132 SMs and ran
+// in 127 us, 0.50x cuBLAS; this tile makes 128 and ran in 72.8 us, 0.87x).
+using GemmSmallTile = GemmTileOf<64, 128, 16, 4, 8, 4, 16>;
+// GemmSmallTile is used only when the tile macros are the header's own.
+inline constexpr bool kGemmSmallTileBuiltIn = GEMM_TILE_FROM_DEFINES == 0;
 
 // The few-rows path (M <= kMaxRows, decode-like): a GEMV over N. A block
 // owns kCols columns of C, each lane 4 adjacent ones (a 16-byte vector of
@@ -177,8 +204,15 @@ inline constexpr int64_t kMaxGridBlocks = (int64_t{1} << 31) - 1;
 // are refused.
 inline constexpr int64_t kMaxDim = (int64_t{1} << 31) - 1;
 
+// Tiles of C under `Tile` (m, n past 16 rows: the tiled path).
+template <typename Tile>
+inline int64_t TileCount(int64_t m, int64_t n) {
+  return ((m + Tile::kBM - 1) / Tile::kBM) * ((n + Tile::kBN - 1) / Tile::kBN);
+}
+
 // False when the shape cannot be launched (a size past kMaxDim, or more
-// tiles than one grid holds).
+// tiles of `Tile` than one grid holds).
+template <typename Tile = GemmTile>
 inline bool PlanGemm(const GemmShape& s, GemmPlan* plan) {
   if (s.m < 1 || s.n < 1 || s.k < 0 || s.m > kMaxDim || s.n > kMaxDim || s.k > kMaxDim) {
     return false;
@@ -189,8 +223,8 @@ inline bool PlanGemm(const GemmShape& s, GemmPlan* plan) {
     p.tiles_m = 1;
     p.tiles_n = (s.n + FewRows::kCols - 1) / FewRows::kCols;
   } else {
-    p.tiles_m = (s.m + GemmTile::kBM - 1) / GemmTile::kBM;
-    p.tiles_n = (s.n + GemmTile::kBN - 1) / GemmTile::kBN;
+    p.tiles_m = (s.m + Tile::kBM - 1) / Tile::kBM;
+    p.tiles_n = (s.n + Tile::kBN - 1) / Tile::kBN;
   }
   if (p.tiles_m > kMaxGridBlocks / p.tiles_n) return false;
   p.blocks = p.tiles_m * p.tiles_n;
@@ -200,19 +234,39 @@ inline bool PlanGemm(const GemmShape& s, GemmPlan* plan) {
   return true;
 }
 
+// The bytes a problem moves, A, B and C once (+ the bias): what
+// benchmarks/gemm_bench.cpp counts for a case, hence what `kbuild tune`
+// buckets the cases by in tuned_config.h, and what the launcher looks up there.
+inline double GemmBytes(int64_t m, int64_t n, int64_t k, bool bias) {
+  const double md = static_cast<double>(m), nd = static_cast<double>(n);
+  const double kd = static_cast<double>(k);
+  return 4.0 * (md * kd + kd * nd + md * nd + (bias ? nd : 0.0));
+}
+
+enum class BuiltinTile { kDefault, kSmall };
+
+// The tiled path's tile without tuned_config.h: GemmTile, unless its grid
+// has fewer tiles than the device has SMs (fewer than half of the block
+// slots busy, two per SM at the defaults) and GemmSmallTile is built in.
+inline BuiltinTile ChooseBuiltinTile(int64_t m, int64_t n, int sm_count) {
+  if (!kGemmSmallTileBuiltIn) return BuiltinTile::kDefault;
+  return TileCount<GemmTile>(m, n) < sm_count ? BuiltinTile::kSmall : BuiltinTile::kDefault;
+}
+
 struct TileIndex {
   int64_t m, n;  // tile row and column
 };
 
-// Which tile block `block` computes: groups of GEMM_GROUP_M tile rows, each
+// Which tile block `block` computes: groups of Tile::kGroupM tile rows, each
 // group walked column by column, so the blocks running at once share a few
 // column panels of B and row panels of A in L2. A bijection of
 // [0, tiles_m * tiles_n) onto the tiles (tests/gemm_plan_test.cpp).
+template <typename Tile>
 GEMM_HOST_DEVICE inline TileIndex TileOfBlock(int64_t block, int64_t tiles_m, int64_t tiles_n) {
-  const int64_t per_group = int64_t{GemmTile::kGroupM} * tiles_n;
-  const int64_t first_m = block / per_group * GemmTile::kGroupM;
-  const int64_t group_rows =
-      tiles_m - first_m < GemmTile::kGroupM ? tiles_m - first_m : GemmTile::kGroupM;
+  constexpr int64_t kGroup = Tile::kGroupM;
+  const int64_t per_group = kGroup * tiles_n;
+  const int64_t first_m = block / per_group * kGroup;
+  const int64_t group_rows = tiles_m - first_m < kGroup ? tiles_m - first_m : kGroup;
   const int64_t in_group = block % per_group;
   return {first_m + in_group % group_rows, in_group / group_rows};
 }
