@@ -45,6 +45,11 @@
 # ("template:budget ...", e.g. "rmsnorm:24 gemm_fp32:48") runs `kbuild tune` on a fresh project of
 # each (its shipped kbuild.toml space; GPU_RUN_TUNE_TIME seconds each, default 480, after which no
 # new variant starts) and keeps its summary, heatmap, dispatch header and history.
+# GPU_RUN_OPTIMIZE (scripted, builtin, or 1 for both) runs kbuild optimize's acceptance
+# (tools/optimize_acceptance/run.sh) and keeps its histories, summaries and check in
+# logs/optimize/. With GPU_RUN_TEMPLATES=none GPU_RUN_SELFTESTS=0 in --trust mode only kbuild's
+# build and doctor (and the wheel, when .dist/ has one) run besides: one part fits one call,
+# both need gpu-run-detached.sh.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
@@ -248,6 +253,18 @@ for entry in ${GPU_RUN_TUNE:-}; do
     done
   fi
 done
+
+# ---- kbuild optimize acceptance (tools/optimize_acceptance/README.md) ----
+# GPU_RUN_OPTIMIZE=scripted: seven scripted candidates, each with its own verdict, the fast one
+# the winner; =builtin: --proposer builtin from a naive RMSNorm to >= 80% of the template's
+# geomean; =1 (or all): both, longer than one 10-minute call. Results in logs/optimize/.
+if [[ -n "${GPU_RUN_OPTIMIZE:-}" && "${GPU_RUN_OPTIMIZE}" != 0 ]]; then
+  part="${GPU_RUN_OPTIMIZE}"
+  [[ "$part" == 1 ]] && part=all
+  step "kbuild optimize acceptance ($part)" optimize.log \
+    bash "$ROOT/tools/optimize_acceptance/run.sh" "$WORK/optimize" "$OUT/optimize" "$part"
+fi
+# ---- end of the kbuild optimize acceptance ----
 
 # Harness features on a real template: memcheck on one test, and the small rmsnorm cases timed
 # flushed, then as CUDA-graph replays, then compared with the flushed run.
