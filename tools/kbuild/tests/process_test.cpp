@@ -86,6 +86,31 @@ TEST(RealProcessRunner, TimeoutKillsTheProcessTree) {
 }
 
 // True while `pid` runs (a zombie left for init to reap counts as gone).
+bool IsRunning(pid_t pid);
+
+// A timed-out child that is itself a runner of other process groups (a nested kbuild) gets
+// SIGTERM first, so it can end the groups a SIGKILL of its own group would never reach.
+TEST(RealProcessRunner, TimeoutLetsTheChildEndItsOwnProcessGroups) {
+  const auto pid_file = std::filesystem::temp_directory_path() /
+                        ("kbuild-timeout-grandchild-" + std::to_string(getpid()));
+  RunOptions options;
+  options.timeout_seconds = 0.5;
+  ProcessResult r;
+  const std::string script = "setsid sleep 30 & echo $! > '" + pid_file.string() +
+                             "'; trap 'kill $!; exit 143' TERM; wait";
+  const double seconds = SecondsToRun({"sh", "-c", script}, options, &r);
+  EXPECT_LT(seconds, 5.0);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 124);
+  std::ifstream in(pid_file);
+  pid_t grandchild = 0;
+  ASSERT_TRUE(in >> grandchild) << "the child did not start its grandchild";
+  for (int i = 0; i < 50 && IsRunning(grandchild); ++i) usleep(20000);
+  EXPECT_FALSE(IsRunning(grandchild)) << "the grandchild in its own session outlived the timeout";
+  if (IsRunning(grandchild)) kill(grandchild, SIGKILL);
+  std::filesystem::remove(pid_file);
+}
+
 bool IsRunning(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string pid_field, name, state;

@@ -22,6 +22,11 @@ namespace {
 // How long a stopped child's group has between SIGTERM and SIGKILL: ninja needs a moment
 // to stop its compilers and delete their partial outputs.
 constexpr double kStopGrace = 5.0;
+// The same after a timeout, longer than kStopGrace: a child that is itself a kbuild (tune's
+// and optimize's children) gets the SIGTERM, ends its own children's groups (ninja, a test
+// binary spinning on a hung kernel), which a SIGKILL of its group alone would leave running,
+// and needs up to its own kStopGrace for that.
+constexpr double kTimeoutGrace = 2 * kStopGrace + 2;
 
 // Whether the child has exited, without reaping it: while the zombie stays, its pid
 // stays the group id, so the group can still be killed safely.
@@ -128,6 +133,7 @@ ProcessResult RealProcessRunner::Run(const std::vector<std::string>& argv,
   };
   std::optional<Clock::time_point> exited_at;
   std::optional<Clock::time_point> stopped_at;
+  std::optional<Clock::time_point> timed_out_at;
   int status = 0;
   char buf[8192];
   OutputLines lines(options.on_line);
@@ -140,11 +146,12 @@ ProcessResult RealProcessRunner::Run(const std::vector<std::string>& argv,
       kill(-pid, SIGTERM);
     }
     if (stopped_at && (exited_at || since(*stopped_at) > kStopGrace)) break;
-    if (options.timeout_seconds > 0 && since(start) >= options.timeout_seconds) {
+    if (!timed_out_at && options.timeout_seconds > 0 && since(start) >= options.timeout_seconds) {
+      timed_out_at = Clock::now();
       result.timed_out = true;
-      kill(-pid, SIGKILL);
-      break;
+      kill(-pid, SIGTERM);
     }
+    if (timed_out_at && (exited_at || since(*timed_out_at) > kTimeoutGrace)) break;
     pollfd p{fds[0], POLLIN, 0};
     const int ready = poll(&p, 1, kPollMs);
     if (ready < 0 && errno == EINTR) continue;
@@ -162,7 +169,8 @@ ProcessResult RealProcessRunner::Run(const std::vector<std::string>& argv,
   }
   lines.Finish();
   close(fds[0]);
-  if (result.interrupted) kill(-pid, SIGKILL);  // grandchildren that ignored SIGTERM
+  // Whatever of the group ignored SIGTERM, or outlived the grace.
+  if (result.interrupted || result.timed_out) kill(-pid, SIGKILL);
   waitpid(pid, &status, 0);
   if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);
