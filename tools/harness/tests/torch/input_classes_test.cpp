@@ -89,6 +89,9 @@ TEST(InputClasses, HugeCasesRunOneTrialAndSkipWithoutMemory) {
   const Case huge = MakeCases(HugeShapes(), {at::kBFloat16})[0];
   EXPECT_EQ(HugeCaseDeviceBytes(huge), ((std::int64_t{1} << 21) + 1) * 1024 * 44);
   EXPECT_EQ(HugeCaseSkipReason(at::kCPU, huge), "") << "no device memory to check on CPU";
+  Case gemm_like = huge;  // a shape that is not one tensor's names its own need
+  gemm_like.device_bytes = 123;
+  EXPECT_EQ(HugeCaseDeviceBytes(gemm_like), 123);
 }
 
 TEST(InputClasses, ChunkedCompareMatchesOneCompare) {

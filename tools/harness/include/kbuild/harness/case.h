@@ -33,6 +33,9 @@ struct Case {
   // reason when the device has less free memory than HugeCaseDeviceBytes.
   // MakeCases sets it for shapes of 2^31 elements or more.
   bool huge = false;
+  // What a huge case needs free on the device when its shape is not one
+  // tensor's (a GEMM's [M, N, K]): HugeCaseDeviceBytes then returns it.
+  std::optional<std::int64_t> device_bytes;
 
   std::string Name() const;  // "7x33 bf16 x1e-4 offset_view"
   std::vector<std::string> Flags() const;
@@ -94,7 +97,7 @@ std::vector<std::vector<std::int64_t>> HugeShapes();
 // What a huge case needs free on the device, estimated per element: the
 // op's input and output (2 x dtype size) plus 40 bytes of float64 copies
 // (reference args, the reference's temporaries, the result). bf16 at 2^31
-// elements: about 95 GB.
+// elements: about 95 GB. The case's device_bytes when it has one.
 std::int64_t HugeCaseDeviceBytes(const Case& c);
 
 inline constexpr std::int64_t kHugeElements = std::int64_t{1} << 31;
