@@ -5,10 +5,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "core/optimize_evaluator.h"
 #include "core/optimize_history.h"
@@ -26,11 +29,26 @@ namespace fs = std::filesystem;
 const fs::path kData = fs::path(KBUILD_TEST_DATA_DIR) / "optimize";
 
 // Judges a candidate by the marker its source carries: "// VERDICT ok 5" passes at 5 us.
+// Thread-safe: a run with several workers calls it from one thread per worker.
 class FakeEvaluator final : public CandidateEvaluator {
  public:
-  Expected<std::optional<Attempt>> Evaluate(const Candidate& c, const EvaluationSlot&) override {
-    calls.push_back(c.id);
-    if (stop_at == static_cast<int>(calls.size())) return std::optional<Attempt>();  // a kill
+  Expected<std::optional<Attempt>> Evaluate(const Candidate& c,
+                                            const EvaluationSlot& slot) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      calls.push_back(c.id);
+      devices[c.id] = slot.gpu.value_or("-");
+      max_in_flight = std::max(max_in_flight, ++in_flight_);
+      if (stop_at == static_cast<int>(calls.size())) {
+        --in_flight_;
+        return std::optional<Attempt>();  // a kill
+      }
+    }
+    if (hold_seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(hold_seconds));
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      --in_flight_;
+    }
     Attempt a;
     std::string word = "ok";
     double us = 10;
@@ -60,8 +78,15 @@ class FakeEvaluator final : public CandidateEvaluator {
     return nlohmann::json::parse(in);
   }
   std::vector<std::string> calls;
-  std::vector<std::string> profiled;  // "<id> <case>"
-  int stop_at = 0;                    // 1-based call that is "killed"; 0 = none
+  std::vector<std::string> profiled;         // "<id> <case>"
+  std::map<std::string, std::string> devices;  // attempt id -> its slot's CUDA_VISIBLE_DEVICES
+  int stop_at = 0;          // 1-based call that is "killed"; 0 = none
+  double hold_seconds = 0;  // how long each evaluation takes
+  int max_in_flight = 0;
+
+ private:
+  std::mutex mutex_;
+  int in_flight_ = 0;
 };
 
 class OptimizeRunTest : public ::testing::Test {
@@ -204,6 +229,67 @@ TEST_F(OptimizeRunTest, ResumeAfterAKillMidAttemptLosesAndRepeatsNothing) {
   // The baseline's profile.md is read back, not made again.
   EXPECT_EQ(evaluator.profiled, std::vector<std::string>{"a0006 op/large"});
   EXPECT_NEAR(r->totals.cost.usd, 4.0, 1e-9);  // a0005's cost kept from before the kill
+}
+
+// Two workers (GPUs "3" and "5"): each batch takes one attempt per island, evaluated at
+// once, recorded in attempt order; a failure is repaired in its island's next slot.
+TEST_F(OptimizeRunTest, WorkersEvaluateOneAttemptPerIslandAtOnce) {
+  FakeEvaluator evaluator;
+  evaluator.hold_seconds = 0.2;
+  CommandProposer proposer = Scripted();
+  OptimizeOptions options = Options();
+  options.worker_devices = {"3", "5"};
+  auto r = RunOptimize(fs_, proposer, evaluator, options);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(Verdicts(*r), kExpected);
+  EXPECT_EQ(evaluator.max_in_flight, 2);
+  const auto& a = r->attempts;
+  // Batch 1: a0001 (island 1), a0002 (island 2); batch 2 repairs both, batch 3 again.
+  EXPECT_EQ(a[1].candidate.island, 0);
+  EXPECT_EQ(a[2].candidate.island, 1);
+  EXPECT_EQ(a[3].candidate.repair, 1);
+  EXPECT_EQ(a[3].candidate.parent, "baseline");
+  EXPECT_EQ(a[3].candidate.island, 0);
+  EXPECT_EQ(a[4].candidate.repair, 1);
+  EXPECT_EQ(a[4].candidate.island, 1);
+  EXPECT_EQ(a[6].candidate.repair, 2);
+  // a0006 (2x) migrated to island 1 after 6 attempts: both islands grow from it.
+  EXPECT_EQ(a[7].candidate.parent, "a0006");
+  EXPECT_EQ(a[8].candidate.parent, "a0006");
+  EXPECT_EQ(evaluator.devices["a0001"], "3");
+  EXPECT_EQ(evaluator.devices["a0002"], "5");
+  EXPECT_EQ(evaluator.devices["baseline"], "-") << "the baseline runs alone";
+  EXPECT_EQ(r->best_id, "a0006");
+}
+
+TEST_F(OptimizeRunTest, WorkersResumeAfterAKillMidBatch) {
+  OptimizeOptions options = Options();
+  options.worker_devices = {"0", "1"};
+  {
+    FakeEvaluator evaluator;
+    evaluator.stop_at = 4;  // one of the second batch (a0003, a0004) is killed
+    CommandProposer proposer = Scripted();
+    auto r = RunOptimize(fs_, proposer, evaluator, options);
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r->stopped);
+    EXPECT_LE(r->attempts.size(), 4u);
+  }
+  FakeEvaluator evaluator;
+  CommandProposer proposer = Scripted();
+  options.run_dir = *ResumeOptimizeRunFolder(fs_, root_ / "project", "results/optimize-test");
+  auto r = RunOptimize(fs_, proposer, evaluator, options);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(Verdicts(*r), kExpected);
+  EXPECT_EQ(fs_.Read(root_ / "state" / "count")->substr(0, 1), "8")
+      << "the saved candidates of the killed batch were not proposed again";
+}
+
+TEST(OptimizeEvaluator, WorkerDevicesFollowCudaVisibleDevices) {
+  EXPECT_EQ(WorkerDevices(std::nullopt, 2), (std::vector<std::string>{"0", "1"}));
+  EXPECT_EQ(WorkerDevices(std::nullopt, 0), std::vector<std::string>{});
+  EXPECT_EQ(WorkerDevices(std::string("2, 3"), 8), (std::vector<std::string>{"2", "3"}));
+  EXPECT_EQ(WorkerDevices(std::string("GPU-ab12"), 8), std::vector<std::string>{"GPU-ab12"});
+  EXPECT_EQ(WorkerDevices(std::string(""), 8), std::vector<std::string>{});
 }
 
 TEST_F(OptimizeRunTest, ResumeRefusesFoldersOutsideResults) {

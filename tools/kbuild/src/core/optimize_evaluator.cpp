@@ -85,7 +85,7 @@ Expected<std::optional<std::string>> ChildKbuildEvaluator::Profile(const Candida
   if (!copy) return copy.error();
   RunOptions options;
   options.timeout_seconds = setup_.profile_timeout_seconds;
-  if (slot.gpu) options.env["CUDA_VISIBLE_DEVICES"] = std::to_string(*slot.gpu);
+  if (slot.gpu) options.env["CUDA_VISIBLE_DEVICES"] = *slot.gpu;
   const fs::path log = slot.attempt_dir / "logs" / "profile.log";
   options.log = log;
   const TuneVariant variant{candidate.defines, candidate.id};
@@ -120,7 +120,7 @@ Expected<std::optional<Attempt>> ChildKbuildEvaluator::Evaluate(const Candidate&
   auto run = [&](const std::string& command, std::vector<std::string> extra, double timeout) {
     RunOptions options;
     options.timeout_seconds = timeout;
-    if (slot.gpu) options.env["CUDA_VISIBLE_DEVICES"] = std::to_string(*slot.gpu);
+    if (slot.gpu) options.env["CUDA_VISIBLE_DEVICES"] = *slot.gpu;
     options.log = slot.attempt_dir / "logs" / (command + ".log");
     const auto start = std::chrono::steady_clock::now();
     Step step;
@@ -186,6 +186,21 @@ int CountGpus(ProcessRunner& runner) {
   std::istringstream lines(r.output);
   for (std::string line; std::getline(lines, line);) gpus += line.rfind("GPU ", 0) == 0 ? 1 : 0;
   return gpus;
+}
+
+std::vector<std::string> WorkerDevices(const std::optional<std::string>& visible, int gpus) {
+  std::vector<std::string> devices;
+  if (visible) {
+    std::istringstream items(*visible);
+    for (std::string item; std::getline(items, item, ',');) {
+      item.erase(0, item.find_first_not_of(" \t"));
+      item.erase(item.find_last_not_of(" \t") + 1);
+      if (!item.empty()) devices.push_back(item);
+    }
+    return devices;
+  }
+  for (int i = 0; i < gpus; ++i) devices.push_back(std::to_string(i));
+  return devices;
 }
 
 Expected<std::vector<std::optional<Attempt>>> EvaluateAll(

@@ -25,7 +25,7 @@ namespace kb {
 // Where an evaluation runs and keeps its records.
 struct EvaluationSlot {
   int worker = 0;                     // 0-based
-  std::optional<int> gpu;             // CUDA_VISIBLE_DEVICES for the children; none = inherit
+  std::optional<std::string> gpu;     // CUDA_VISIBLE_DEVICES for the children; none = inherit
   std::filesystem::path attempt_dir;  // <run>/attempts/<id>: logs/ and the children's documents
 };
 
@@ -90,6 +90,11 @@ std::filesystem::path WorkerCopyDir(const std::filesystem::path& run_dir, int wo
 
 // The GPUs `nvidia-smi -L` lists (lines "GPU <n>: ..."); 0 when it cannot run.
 int CountGpus(ProcessRunner& runner);
+
+// The devices optimize's workers get, one each, as CUDA_VISIBLE_DEVICES
+// values: the entries of `visible` (the caller's CUDA_VISIBLE_DEVICES) when
+// set, else "0" .. "<gpus - 1>". Empty when there is none.
+std::vector<std::string> WorkerDevices(const std::optional<std::string>& visible, int gpus);
 
 // Evaluates `candidates` at once, candidate i in slots[i] on its own thread
 // (slots.size() == candidates.size()). Results in order; the first error wins.

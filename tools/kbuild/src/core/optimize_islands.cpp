@@ -9,6 +9,7 @@ IslandModel::IslandModel(IslandOptions options, std::string baseline_id)
   options_.islands = std::max(1, options_.islands);
   islands_.resize(static_cast<size_t>(options_.islands));
   for (auto& island : islands_) island.best_id = baseline_id_;
+  last_of_island_.resize(islands_.size());
 }
 
 void IslandModel::Record(const Attempt& a, const std::string& signature) {
@@ -29,6 +30,7 @@ void IslandModel::Record(const Attempt& a, const std::string& signature) {
   const size_t index =
       std::min(static_cast<size_t>(std::max(0, a.candidate.island)), islands_.size() - 1);
   IslandState& island = islands_[index];
+  last_of_island_[index] = a;
   ++island.attempts;
   if (ok && a.score > island.best_score) {
     island.best_id = a.candidate.id;
@@ -90,19 +92,39 @@ void IslandModel::Migrate() {
   migrations_.push_back({recorded_, from, to, best->best_id});
 }
 
-PlannedAttempt IslandModel::Next() const {
-  PlannedAttempt plan;
-  if (last_ && last_->verdict != AttemptVerdict::kOk &&
-      last_->candidate.repair < options_.repairs) {
-    plan.island = last_->candidate.island;
-    plan.parent = last_->candidate.parent;
-    plan.repair = last_->candidate.repair + 1;
-    plan.repair_of = last_->candidate.id;
-    return plan;
+std::optional<PlannedAttempt> IslandModel::RepairOf(const std::optional<Attempt>& last) const {
+  if (!last || last->verdict == AttemptVerdict::kOk || last->candidate.repair >= options_.repairs) {
+    return std::nullopt;
   }
-  plan.island = fresh_ % options_.islands;
-  plan.parent = islands_[static_cast<size_t>(plan.island)].best_id;
+  PlannedAttempt plan;
+  plan.island = last->candidate.island;
+  plan.parent = last->candidate.parent;
+  plan.repair = last->candidate.repair + 1;
+  plan.repair_of = last->candidate.id;
   return plan;
+}
+
+PlannedAttempt IslandModel::FreshOn(int island) const {
+  PlannedAttempt plan;
+  plan.island = island;
+  plan.parent = islands_[static_cast<size_t>(island)].best_id;
+  return plan;
+}
+
+PlannedAttempt IslandModel::Next() const {
+  if (auto repair = RepairOf(last_)) return *repair;
+  return FreshOn(fresh_ % options_.islands);
+}
+
+std::vector<PlannedAttempt> IslandModel::NextBatch(int count) const {
+  if (count <= 1) return {Next()};
+  std::vector<PlannedAttempt> plans;
+  for (int j = 0; j < std::min(count, options_.islands); ++j) {
+    const int island = (fresh_ + j) % options_.islands;
+    auto repair = RepairOf(last_of_island_[static_cast<size_t>(island)]);
+    plans.push_back(repair ? *repair : FreshOn(island));
+  }
+  return plans;
 }
 
 }  // namespace kb

@@ -63,6 +63,10 @@ class IslandModel {
   void Record(const Attempt& attempt, const std::string& signature);
 
   PlannedAttempt Next() const;
+  // Up to `count` attempts to run at once (one per GPU), on distinct islands
+  // taken in turn: for each, the repair of its last attempt when that failed
+  // with repairs left, else a fresh attempt from its best. count <= 1: {Next()}.
+  std::vector<PlannedAttempt> NextBatch(int count) const;
 
   const std::vector<IslandState>& islands() const { return islands_; }
   const std::vector<ArchiveEntry>& archive() const { return archive_; }
@@ -73,6 +77,8 @@ class IslandModel {
   int recorded() const { return recorded_; }
 
  private:
+  std::optional<PlannedAttempt> RepairOf(const std::optional<Attempt>& last) const;
+  PlannedAttempt FreshOn(int island) const;
   void Archive(const std::string& signature, const Attempt& attempt);
   void Migrate();
 
@@ -88,6 +94,7 @@ class IslandModel {
   int fresh_ = 0;               // attempts that were not repairs: they pick the island in turn
   bool migration_due_ = false;  // waits for a repair in progress to end
   std::optional<Attempt> last_;
+  std::vector<std::optional<Attempt>> last_of_island_;  // what NextBatch repairs
 };
 
 }  // namespace kb

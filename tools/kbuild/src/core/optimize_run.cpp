@@ -79,7 +79,8 @@ class OptimizeRun {
         r_.time_up = true;
         break;
       }
-      if (Status s = Attempt1(); !s || r_.stopped || !r_.exhausted.empty()) return s;
+      Status s = options_.worker_devices.size() > 1 ? AttemptBatch() : Attempt1();
+      if (!s || r_.stopped || !r_.exhausted.empty()) return s;
     }
     return {};
   }
@@ -158,9 +159,18 @@ class OptimizeRun {
     return planned;
   }
 
-  Status Attempt1() {
-    const PlannedAttempt plan = model_.Next();
-    const std::string id = AttemptId(model_.recorded() + 1);
+  // What proposing one planned attempt gave: a candidate to evaluate, or an
+  // attempt judged already (the proposer failed).
+  struct Proposed {
+    Candidate candidate;
+    double seconds = 0;
+    std::optional<AttemptCost> cost;
+    std::optional<Attempt> failed;  // proposer_failed: recorded without an evaluation
+  };
+
+  // Nothing when the run stops here (Ctrl-C, or the proposer has nothing new:
+  // r_.stopped / r_.exhausted say which).
+  Expected<std::optional<Proposed>> Propose(const PlannedAttempt& plan, const std::string& id) {
     const Attempt* parent = Find(plan.parent);
     const Attempt* failure = plan.repair > 0 ? Find(plan.repair_of) : nullptr;
     Candidate c;
@@ -181,9 +191,11 @@ class OptimizeRun {
                          plan.parent, Elapsed()));
     if (auto saved = SavedCandidate(id)) {
       Progress("optimize: [" + id + "] evaluating the candidate saved before the interruption");
-      return EvaluateAndRecord(saved->candidate, saved->propose_seconds, saved->cost);
+      return std::optional<Proposed>(
+          Proposed{saved->candidate, saved->propose_seconds, saved->cost, std::nullopt});
     }
-    if (Status s = Profile(plan.parent); !s || r_.stopped) return s;
+    if (Status s = Profile(plan.parent); !s) return s.error();
+    if (r_.stopped) return std::optional<Proposed>();
     const auto profile = profiles_.find(plan.parent);
     task_.profile_text = profile == profiles_.end() ? "" : profile->second;
     ProposalRequest request;
@@ -206,12 +218,12 @@ class OptimizeRun {
     if (!proposal) return proposal.error();
     if (proposal->stopped || StopSignal() != 0) {
       r_.stopped = true;
-      return {};
+      return std::optional<Proposed>();
     }
     if (proposal->exhausted) {
       r_.exhausted = OneLine(proposal->failure);
       Progress("optimize: " + r_.exhausted + "; the run ends");
-      return {};
+      return std::optional<Proposed>();
     }
     if (!proposal->candidate) {
       Attempt a;
@@ -221,12 +233,77 @@ class OptimizeRun {
       a.first_error = OneLine(proposal->failure);
       a.propose_seconds = proposal->seconds;
       a.cost = proposal->cost;
-      return Record(std::move(a));
+      return std::optional<Proposed>(
+          Proposed{a.candidate, proposal->seconds, proposal->cost, std::move(a)});
     }
     if (Status s = SaveCandidate(*proposal->candidate, proposal->seconds, proposal->cost); !s) {
-      return s;
+      return s.error();
     }
-    return EvaluateAndRecord(*proposal->candidate, proposal->seconds, proposal->cost);
+    // Taken now, not when recorded: the next proposal of the same batch must not repeat it.
+    tried_.insert(VariantId(TuneVariant{proposal->candidate->defines, ""}));
+    return std::optional<Proposed>(
+        Proposed{*proposal->candidate, proposal->seconds, proposal->cost, std::nullopt});
+  }
+
+  Status Attempt1() {
+    auto proposed = Propose(model_.Next(), AttemptId(model_.recorded() + 1));
+    if (!proposed) return proposed.error();
+    if (!*proposed) return {};
+    Proposed& p = **proposed;
+    if (p.failed) return Record(std::move(*p.failed));
+    return EvaluateAndRecord(p.candidate, p.seconds, p.cost);
+  }
+
+  // One attempt per worker (GPU) at once, on distinct islands: proposed one
+  // after the other, evaluated together (worker n sees GPU n only), recorded
+  // in attempt order. Stopped midway, the judged prefix is recorded and the
+  // rest, saved, is judged on --resume without asking the proposer again.
+  Status AttemptBatch() {
+    const int workers = static_cast<int>(options_.worker_devices.size());
+    const int left = options_.budget - model_.recorded();
+    const std::vector<PlannedAttempt> plans = model_.NextBatch(std::min(workers, left));
+    std::vector<Proposed> batch;
+    for (size_t j = 0; j < plans.size(); ++j) {
+      auto proposed = Propose(plans[j], AttemptId(model_.recorded() + 1 + static_cast<int>(j)));
+      if (!proposed) return proposed.error();
+      if (!*proposed) break;
+      batch.push_back(std::move(**proposed));
+    }
+    if (r_.stopped) return {};
+    std::vector<Candidate> candidates;
+    std::vector<EvaluationSlot> slots;
+    for (const Proposed& p : batch) {
+      if (p.failed) continue;
+      EvaluationSlot slot;
+      slot.worker = static_cast<int>(slots.size());
+      slot.gpu = options_.worker_devices[static_cast<size_t>(slot.worker)];
+      slot.attempt_dir = AttemptDir(p.candidate.id);
+      candidates.push_back(p.candidate);
+      slots.push_back(std::move(slot));
+    }
+    if (!candidates.empty()) {
+      Progress(fmt::format("optimize: evaluating {} candidate{} at once, one per GPU{}",
+                           candidates.size(), candidates.size() == 1 ? "" : "s", Elapsed()));
+    }
+    auto evaluated = EvaluateAll(evaluator_, candidates, slots);
+    if (!evaluated) return evaluated.error();
+    size_t next = 0;
+    for (Proposed& p : batch) {
+      if (p.failed) {
+        if (Status s = Record(std::move(*p.failed)); !s || r_.stopped) return s;
+        continue;
+      }
+      std::optional<Attempt>& result = (*evaluated)[next++];
+      if (!result || StopSignal() != 0) {
+        r_.stopped = true;
+        return {};
+      }
+      if (Status s = ScoreAndRecord(p.candidate, p.seconds, p.cost, std::move(*result));
+          !s || r_.stopped) {
+        return s;
+      }
+    }
+    return {};
   }
 
   // Every source the proposer may change, in the candidate's state (context/best/).
@@ -260,7 +337,12 @@ class OptimizeRun {
       r_.stopped = true;  // nothing recorded: --resume evaluates it again
       return {};
     }
-    Attempt a = std::move(**evaluated);
+    return ScoreAndRecord(c, propose_seconds, cost, std::move(**evaluated));
+  }
+
+  // The evaluator's verdict of `c`, scored against the baseline, into the history.
+  Status ScoreAndRecord(const Candidate& c, double propose_seconds,
+                        const std::optional<AttemptCost>& cost, Attempt a) {
     a.candidate = c;
     a.propose_seconds = propose_seconds;
     a.cost = cost;

@@ -45,6 +45,10 @@ struct OptimizeOptions {
   int budget = 20;                // attempts besides the baseline, counted over resumes
   double time_limit_seconds = 0;  // 0 = none; no new attempt starts after it
   IslandOptions islands;
+  // One worker per entry, each evaluating at once with its children seeing
+  // that device alone (CUDA_VISIBLE_DEVICES), on distinct islands (at most
+  // `islands` at a time). Fewer than two: one at a time on the inherited GPUs.
+  std::vector<std::string> worker_devices;
   ProposerTask task;  // sources, references, ...; baseline_cases are filled in here
   std::function<void(const std::string&)> progress;
   std::function<double()> seconds_now;  // default steady_clock
