@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from e2e_support import REPO_ROOT, describe, discover_templates, output_of
+from e2e_support import REPO_ROOT, describe, discover_templates, init_project, output_of
 
 TEMPLATES = discover_templates()
 
@@ -60,6 +60,28 @@ def test_build_only_compiles_and_stops_without_looking_for_a_gpu(kbuild, built_p
         run = kbuild(command, cwd=project, timeout=600)
         assert run.returncode == 4, describe(run)
         assert "compile 0 files" in run.stderr, describe(run)
+
+
+def test_the_harness_library_is_built_once_and_shared_by_projects(kbuild, base_env, tmp_path):
+    """kbuild build compiles the ops only; test and bench link the harness library kbuild builds
+    once per torch/CUDA/kbuild version in KBUILD_CACHE_DIR/harness/, so a project compiles its
+    own files: blank's kernel, binding and one test or benchmark file."""
+    first = init_project(kbuild, "blank", tmp_path, "first")
+    fresh_cache = tmp_path / "cache"
+    built = kbuild("build", cwd=first, env=dict(base_env, KBUILD_CACHE_DIR=str(fresh_cache)))
+    assert built.returncode == 0, describe(built)
+    assert not (fresh_cache / "harness").exists(), "kbuild build must not build the harness"
+
+    tested = kbuild("test", "--build-only", cwd=first, timeout=1800)  # builds it, or reuses it
+    assert tested.returncode == 0, describe(tested)
+    second = init_project(kbuild, "blank", tmp_path, "second")
+    benched = kbuild("bench", "--build-only", "--json", cwd=second, timeout=1800)
+    assert benched.returncode == 0, describe(benched)
+    assert "shared harness library" not in benched.stderr, describe(benched)
+    assert json.loads(benched.stdout)["compiled"] == 3, describe(benched)
+    cmake_lists = (second / "build" / "cmake" / "CMakeLists.txt").read_text()
+    prebuilt = Path(base_env["KBUILD_CACHE_DIR"]) / "harness"
+    assert f"set(KBUILD_HARNESS_PREBUILT_DIR [[{prebuilt}/" in cmake_lists, cmake_lists
 
 
 def test_build_only_is_in_help_and_refuses_no_project(kbuild, tmp_path):

@@ -1,5 +1,6 @@
 #include "core/build_pipeline.h"
 
+#include "core/harness_library.h"
 #include "core/kbuild_home.h"
 #include "core/macro_defines.h"
 #include "core/project_checks.h"
@@ -56,8 +57,7 @@ Expected<std::string> ReadResource(const FileSystem& fs, const std::string& name
   if (!text) {
     Error e = text.error();
     e.message = "cannot read kbuild resource '" + name + "'";
-    e.hint =
-        DataFolderHint("tools/kbuild/resources");
+    e.hint = DataFolderHint("tools/kbuild/resources");
     return e;
   }
   return text;
@@ -107,6 +107,16 @@ Expected<PreparedBuild> PrepareBuild(FileSystem& fs, ProcessRunner& runner,
   generate.debug = options.debug;
   generate.ccache = FindOnPath("ccache");
   generate.harness_cmake = KbuildHome() / "tools" / "harness" / "harness.cmake";
+  // Named here, built by kbuild test and bench only: kbuild build writes the same CMakeLists.txt
+  // (so nothing reconfigures between them) without building the harness.
+  if (fs.Exists(*generate.harness_cmake)) {
+    const HarnessLibraryInputs inputs{generate.harness_cmake->parent_path(),
+                                      ToolchainKey(p.torch, p.cuda), options.debug};
+    std::error_code ec;
+    auto dir = HarnessLibraryDir(fs, inputs, std::filesystem::absolute(CacheDir(), ec));
+    if (!dir) return dir.error();
+    generate.harness_prebuilt_dir = *dir;
+  }
   auto plan =
       PlanFromConfig(p.config, fs, p.torch, p.op_namespace, p.paths.generated_include, generate);
   if (!plan) return plan.error();
@@ -120,16 +130,21 @@ Expected<PreparedBuild> PrepareBuild(FileSystem& fs, ProcessRunner& runner,
   return p;
 }
 
+nlohmann::json ToolchainKey(const TorchEnv& torch, const CudaEnv& cuda) {
+  nlohmann::json key = {
+      {"torch", TorchEnvToJson(torch)}, {"nvcc", cuda.nvcc.string()}, {"cuda", cuda.build}};
+  key["torch"].erase("python");  // same torch through another python is fine
+  key["torch"].erase("found_by");
+  return key;
+}
+
 Expected<BuildOutcome> BuildTarget(FileSystem& fs, ProcessRunner& runner, const PreparedBuild& p,
                                    const TargetBuild& build) {
   BuildRequest request;
   request.paths = p.paths;
   request.cmake_lists = p.cmake_lists;
   request.registration_h = p.registration_h;
-  request.toolchain_key = {
-      {"torch", TorchEnvToJson(p.torch)}, {"nvcc", p.cuda.nvcc.string()}, {"cuda", p.cuda.build}};
-  request.toolchain_key["torch"].erase("python");  // same torch through another python is fine
-  request.toolchain_key["torch"].erase("found_by");
+  request.toolchain_key = ToolchainKey(p.torch, p.cuda);
   request.nvcc = p.cuda.nvcc;
   request.target = build.target;
   request.jobs = build.jobs;

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,10 @@ struct PreparedBuild {
 
 Expected<PreparedBuild> PrepareBuild(FileSystem& fs, ProcessRunner& runner,
                                      const PipelineOptions& options);
+
+// The torch (without the python that found it) and CUDA identity a build tree is configured
+// for: a change rebuilds build/cmake and keys another shared harness library.
+nlohmann::json ToolchainKey(const TorchEnv& torch, const CudaEnv& cuda);
 
 struct TargetBuild {
   std::string target;  // kOpsTarget, kTestsTarget or kBenchmarksTarget

@@ -53,17 +53,29 @@ std::string StaleReason(const FileSystem& fs, const BuildRequest& r) {
 
 Error FailureFromOutput(const FileSystem& fs, const BuildRequest& r, const std::string& output,
                         const std::string& step, const std::string& log) {
-  if (auto diag = FirstCompilerError(output)) return BuildError(*diag, fs, r.paths.project, log);
+  return BuildStepFailure(fs, output, step, r.paths.project, log,
+                          "if the generated project is stale, delete build/cmake and retry");
+}
+
+}  // namespace
+
+Error BuildStepFailure(const FileSystem& fs, const std::string& output, const std::string& step,
+                       const fs::path& project_dir, const std::string& log,
+                       const std::string& stale_hint) {
+  if (auto diag = FirstCompilerError(output)) return BuildError(*diag, fs, project_dir, log);
   // No compiler diagnostic: a CMake or Ninja problem. Show its last lines.
   std::string tail = output.size() > 2000 ? output.substr(output.size() - 2000) : output;
-  Error e = MakeError(ExitCode::kBuildError, step + " failed",
-                      "see the full output in " + log +
-                          "; if the generated project is stale, delete build/cmake and retry");
+  Error e =
+      MakeError(ExitCode::kBuildError, step + " failed",
+                "see the full output in " + log + (stale_hint.empty() ? "" : "; " + stale_hint));
   e.detail = tail;
   return e;
 }
 
-}  // namespace
+Error CMakeNotFound() {
+  return MakeError(ExitCode::kEnvironment, "cmake not found on PATH",
+                   "install CMake >= 3.22 and Ninja: apt-get install cmake ninja-build");
+}
 
 void CountBuildSteps(const std::string& ninja_output, int* compiled, bool* linked) {
   *compiled = 0;
@@ -108,10 +120,7 @@ Expected<BuildOutcome> RunBuild(FileSystem& fs, ProcessRunner& runner, const Bui
                    options);
     outcome.configure_seconds = SecondsSince(start);
     if (c.log_error) return *c.log_error;
-    if (c.not_found) {
-      return MakeError(ExitCode::kEnvironment, "cmake not found on PATH",
-                       "install CMake >= 3.22 and Ninja: apt-get install cmake ninja-build");
-    }
+    if (c.not_found) return CMakeNotFound();
     if (c.exit_code != 0) return FailureFromOutput(fs, r, c.output, "cmake configure", outcome.log);
     outcome.configured = true;
     Say(r, "configure done in " + Seconds(outcome.configure_seconds));
@@ -132,10 +141,7 @@ Expected<BuildOutcome> RunBuild(FileSystem& fs, ProcessRunner& runner, const Bui
   outcome.build_seconds = SecondsSince(start);
   CountBuildSteps(b.output, &outcome.compiled, &outcome.linked);
   if (b.log_error) return *b.log_error;
-  if (b.not_found) {
-    return MakeError(ExitCode::kEnvironment, "cmake not found on PATH",
-                     "install CMake >= 3.22 and Ninja: apt-get install cmake ninja-build");
-  }
+  if (b.not_found) return CMakeNotFound();
   if (b.exit_code != 0) return FailureFromOutput(fs, r, b.output, "cmake --build", outcome.log);
   Say(r, CompileSummary(outcome));
   return outcome;

@@ -45,6 +45,16 @@ Expected<BuildOutcome> RunBuild(FileSystem& fs, ProcessRunner& runner, const Bui
 // "compile 2 files, link: 14.1 s" (the progress line after the build).
 std::string CompileSummary(const BuildOutcome& outcome);
 
+// A failed `step` ("cmake configure", "cmake --build"): the first compiler error in its output
+// (exit 3, located relative to `project_dir` when inside it), else "<step> failed" with the
+// output's last lines; the hint names `log`, then `stale_hint` (may be empty).
+Error BuildStepFailure(const FileSystem& fs, const std::string& output, const std::string& step,
+                       const std::filesystem::path& project_dir, const std::string& log,
+                       const std::string& stale_hint);
+
+// cmake could not be started (exit 4, with how to install it).
+Error CMakeNotFound();
+
 // How many objects Ninja compiled and whether it linked, from its status lines.
 void CountBuildSteps(const std::string& ninja_output, int* compiled, bool* linked);
 

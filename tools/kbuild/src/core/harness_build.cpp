@@ -1,6 +1,27 @@
 #include "core/harness_build.h"
 
+#include "core/harness_library.h"
+
 namespace kb {
+
+namespace {
+
+// The shared harness library the generated CMake imports (PrepareBuild named its folder).
+HarnessLibraryBuild LibraryBuild(const PreparedBuild& p, const HarnessBuildOptions& o) {
+  HarnessLibraryBuild library;
+  library.dir = *p.plan.harness_prebuilt_dir;
+  library.harness_cmake = *p.plan.harness_cmake;
+  library.torch = p.torch;
+  library.debug = p.plan.debug;
+  library.nvcc = p.cuda.nvcc;
+  library.ccache = p.plan.ccache;
+  library.jobs = o.jobs;
+  library.verbose = o.verbose;
+  library.progress = o.progress;
+  return library;
+}
+
+}  // namespace
 
 Expected<HarnessBuild> BuildHarness(FileSystem& fs, ProcessRunner& runner,
                                     const HarnessBuildOptions& o) {
@@ -14,6 +35,9 @@ Expected<HarnessBuild> BuildHarness(FileSystem& fs, ProcessRunner& runner,
   }
   // Compile before asking for a GPU: a broken test or benchmark file shows up on a machine
   // without one, where most editing happens.
+  if (Status s = EnsureHarnessLibrary(fs, runner, LibraryBuild(*prepared, o)); !s) {
+    return s.error();
+  }
   TargetBuild build;
   build.target = target->target;
   build.jobs = o.jobs;
