@@ -1,7 +1,8 @@
 // kbuild optimize --proposer builtin: candidates move the parent's macro
-// values over a kbuild.toml [tune] space, stay inside it and its constraints,
-// never repeat a tried point, and a run ends with a clear message (no loop of
-// failed attempts) once every valid point was tried.
+// values over a kbuild.toml [tune] space (inside it and its constraints) or
+// apply one source transform to the parent's files; neither a point nor a
+// transform is proposed twice in a run, resumes included, and a run ends with
+// a clear message (no loop of failed attempts) once nothing is left.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -11,10 +12,13 @@
 #include "core/optimize_history.h"
 #include "core/optimize_proposer.h"
 #include "core/optimize_run.h"
+#include "core/source_transforms.h"
 #include "core/tune_space.h"
 
 namespace kb {
 namespace {
+
+namespace fs = std::filesystem;
 
 // 3 x 3 = 9 points, of which BLOCK=512 VECS=4 breaks the constraint: 8 valid.
 constexpr const char* kSpace = R"([tune]
@@ -22,6 +26,13 @@ constraints = ["BLOCK * VECS <= 1024"]
 [tune.params]
 BLOCK = [128, 256, 512]
 VECS = [1, 2, 4]
+)";
+
+// A kernel with every kind of site: restrict on x, min blocks 1/2/4, one loop.
+constexpr const char* kKernel = R"(__global__ void __launch_bounds__(256) Scale(
+    float* y, const float* x, int n) {
+  for (int i = 0; i < 4; ++i) y[i] = 2.f * x[i];
+}
 )";
 
 TuneSpace Space() {
@@ -56,7 +67,8 @@ std::pair<int, bool> Moves(const TuneSpace& space, const Candidate& from, const 
 
 TEST(OptimizeBuiltinProposer, StaysInTheSpaceNeverRepeatsAndSaysWhenExhausted) {
   const TuneSpace space = Space();
-  BuiltinProposer proposer(space, 7);
+  MemoryFileSystem fs;
+  BuiltinProposer proposer(fs, space, 7);
   ProposerTask task;
   ProposalRequest request;
   request.task = &task;
@@ -98,16 +110,94 @@ TEST(OptimizeBuiltinProposer, StaysInTheSpaceNeverRepeatsAndSaysWhenExhausted) {
   EXPECT_NE(p->failure.find("8 of 9"), std::string::npos) << p->failure;
 }
 
-TEST(OptimizeBuiltinProposer, WithoutParametersItFailsWithoutEndingTheRun) {
-  BuiltinProposer proposer(TuneSpace{}, 1);
+TEST(OptimizeBuiltinProposer, WithNeitherParametersNorTransformsItIsExhausted) {
+  MemoryFileSystem fs;
+  BuiltinProposer proposer(fs, TuneSpace{}, 1);
   ProposerTask task;
   ProposalRequest request;
   request.task = &task;
+  request.best = {{"csrc/op.cu", "__global__ void K(float* y) { y[0] = 1.f; }\n"}};
   auto p = proposer.Propose(request);
   ASSERT_TRUE(p.ok());
   EXPECT_FALSE(p->candidate);
-  EXPECT_FALSE(p->exhausted);
-  EXPECT_NE(p->failure.find("[tune.params]"), std::string::npos);
+  EXPECT_TRUE(p->exhausted);
+  EXPECT_NE(p->failure.find("no [tune.params]"), std::string::npos) << p->failure;
+  EXPECT_NE(p->failure.find("no untried source transform"), std::string::npos) << p->failure;
+  // What the command says before starting such a run.
+  const std::string why = BuiltinNothingToDo(TuneSpace{}, request.best);
+  EXPECT_NE(why.find("[tune.params]"), std::string::npos) << why;
+  EXPECT_NE(why.find("__restrict__"), std::string::npos) << why;
+  EXPECT_EQ(BuiltinNothingToDo(Space(), request.best), "");
+  EXPECT_EQ(BuiltinNothingToDo(TuneSpace{}, {{"csrc/op.cu", kKernel}}), "");
+}
+
+TEST(OptimizeBuiltinProposer, MixesTuneMovesAndTransformsWithoutRepeating) {
+  MemoryFileSystem fs;
+  const TuneSpace space = Space();
+  BuiltinProposer proposer(fs, space, 5);
+  ProposerTask task;
+  ProposalRequest request;
+  request.task = &task;
+  request.planned.origin = CandidateOrigin::kBuiltin;
+  request.best = {{"csrc/op.cu", kKernel}};
+  std::set<std::string> transforms;
+  int moves = 0;
+  for (int n = 1; n <= 12; ++n) {
+    request.planned.id = fmt::format("a{:04d}", n);
+    auto p = proposer.Propose(request);
+    ASSERT_TRUE(p.ok()) << p.error().message;
+    ASSERT_TRUE(p->candidate) << n << ": " << p->failure;
+    const Candidate& c = *p->candidate;
+    const std::string id = TransformIdOf(c.summary);
+    if (id.empty()) {
+      ++moves;
+      EXPECT_EQ(c.summary.rfind("set ", 0), 0u) << c.summary;
+      EXPECT_TRUE(request.tried.insert(VariantId(TuneVariant{c.defines, ""})).second) << c.summary;
+      EXPECT_EQ(c.files.size(), request.planned.files.size()) << "a move writes no source";
+    } else {
+      EXPECT_TRUE(transforms.insert(id).second) << n << " repeats " << id;
+      EXPECT_EQ(c.defines, request.planned.defines) << "a transform moves no macro";
+      ASSERT_EQ(c.files.size(), 1u);
+      EXPECT_EQ(c.files[0].relative, "csrc/op.cu");
+      EXPECT_NE(c.files[0].content, request.best[0].content) << c.summary;
+      request.best[0].content = c.files[0].content;
+    }
+    request.planned.defines = c.defines;
+    request.planned.files = c.files;
+  }
+  EXPECT_GE(moves, 4);
+  EXPECT_GE(transforms.size(), 2u);
+}
+
+TEST(OptimizeBuiltinProposer, TransformsRecordedInTheHistoryAreNotProposedAgain) {
+  MemoryFileSystem fs;
+  const fs::path run = "/p/results/optimize-test";
+  const auto all = FindTransformSites({{"csrc/op.cu", kKernel}});
+  ASSERT_EQ(all.size(), 5u);  // restrict, minblocks 1 2 4, unroll
+  // An earlier process proposed all but the last (a resumed run).
+  for (size_t n = 0; n + 1 < all.size(); ++n) {
+    Attempt a;
+    a.candidate.id = fmt::format("a{:04d}", n + 1);
+    a.candidate.origin = CandidateOrigin::kBuiltin;
+    a.candidate.summary = all[n].description + " [transform " + all[n].id + "]";
+    ASSERT_TRUE(AppendAttempt(fs, run / kOptimizeHistoryFile, a));
+  }
+  BuiltinProposer proposer(fs, TuneSpace{}, 2);
+  ProposerTask task;
+  ProposalRequest request;
+  request.task = &task;
+  request.best = {{"csrc/op.cu", kKernel}};
+  request.planned.id = "a0005";
+  request.attempt_dir = run / "attempts" / "a0005";
+  auto p = proposer.Propose(request);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  ASSERT_TRUE(p->candidate) << p->failure;
+  EXPECT_EQ(TransformIdOf(p->candidate->summary), all.back().id);
+  EXPECT_EQ(p->candidate->summary, all.back().description + " [transform " + all.back().id + "]");
+  request.planned.id = "a0006";  // the same parent again: nothing left
+  p = proposer.Propose(request);
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(p->exhausted) << (p->candidate ? p->candidate->summary : "");
 }
 
 // Passes every point at a time from its values, except BLOCK=512 (does not compile).
@@ -134,7 +224,7 @@ class SpaceEvaluator final : public CandidateEvaluator {
 TEST(OptimizeBuiltinRun, EndsWithAClearMessageWhenTheSpaceIsExhausted) {
   MemoryFileSystem fs;
   SpaceEvaluator evaluator;
-  BuiltinProposer proposer(Space(), 3);
+  BuiltinProposer proposer(fs, Space(), 3);
   std::vector<std::string> progress;
   OptimizeOptions options;
   options.run_dir = "/p/results/optimize-test";
@@ -164,6 +254,44 @@ TEST(OptimizeBuiltinRun, EndsWithAClearMessageWhenTheSpaceIsExhausted) {
   auto history = ReadAttempts(fs, r->run_dir / kOptimizeHistoryFile);
   ASSERT_TRUE(history.ok());
   EXPECT_EQ(history->attempts.size(), 9u);
+}
+
+TEST(OptimizeBuiltinRun, WithoutATuneSpaceTransformsRunAndSurviveAResume) {
+  MemoryFileSystem fs;
+  ASSERT_TRUE(fs.Write("/p/csrc/op.cu", kKernel));
+  SpaceEvaluator evaluator;
+  OptimizeOptions options;
+  options.run_dir = "/p/results/optimize-test";
+  options.builtin = true;
+  options.profile = false;
+  options.budget = 2;
+  options.islands = {2, 1, 0, 0};
+  options.task.project_dir = "/p";
+  options.task.op = "op";
+  options.task.sources = {"csrc/op.cu"};
+  {
+    BuiltinProposer first(fs, TuneSpace{}, 4);
+    auto r = RunOptimize(fs, first, evaluator, options);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(r->attempts.size(), 3u);
+    EXPECT_TRUE(r->exhausted.empty()) << r->exhausted;
+  }
+  options.budget = 40;
+  BuiltinProposer resumed(fs, TuneSpace{}, 4);  // a new process: only the history remembers
+  auto r = RunOptimize(fs, resumed, evaluator, options);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  std::set<std::string> ids;
+  for (const auto& a : r->attempts) {
+    if (a.candidate.origin == CandidateOrigin::kBaseline) continue;
+    EXPECT_EQ(a.verdict, AttemptVerdict::kOk) << a.candidate.id << " " << a.first_error;
+    const std::string id = TransformIdOf(a.candidate.summary);
+    EXPECT_FALSE(id.empty()) << a.candidate.summary;
+    EXPECT_TRUE(ids.insert(id).second) << a.candidate.id << " repeats " << id;
+  }
+  EXPECT_GE(ids.size(), 5u);
+  EXPECT_LT(r->attempts.size(), 12u);
+  EXPECT_NE(r->exhausted.find("no untried source transform"), std::string::npos) << r->exhausted;
+  EXPECT_NE(fs.Read(r->run_dir / "summary.md")->find("Ended before the budget"), std::string::npos);
 }
 
 }  // namespace

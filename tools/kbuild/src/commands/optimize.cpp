@@ -112,13 +112,20 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
       if (!read) return report.Fail(read.error());
       space = std::move(*read);
     }
-    if (space.params.empty()) {
-      return report.Fail(MakeError(
-          ExitCode::kUsage, "--proposer builtin needs parameters in kbuild.toml [tune.params]",
-          "declare the macros the kernel reads (see kbuild tune --help), "
-          "or give --proposer a command"));
+    std::vector<CandidateFile> sources;
+    for (const auto& src : options.task.sources) {
+      if (fs.KindOf(project / src) != FileKind::kRegular) continue;
+      auto text = fs.ReadAtMost(project / src, kMaxProposedFileBytes);
+      if (!text) return report.Fail(text.error());
+      sources.push_back({src, std::move(*text)});
     }
-    proposer = std::make_unique<BuiltinProposer>(std::move(space), 0);
+    if (const std::string why = BuiltinNothingToDo(space, sources); !why.empty()) {
+      return report.Fail(MakeError(ExitCode::kUsage, why,
+                                   "declare the macros the kernel reads in kbuild.toml "
+                                   "[tune.params] (see kbuild tune --help), or give --proposer "
+                                   "a command"));
+    }
+    proposer = std::make_unique<BuiltinProposer>(fs, std::move(space), 0);
   } else {
     proposer = std::make_unique<CommandProposer>(fs, runner, flags.proposer, project,
                                                  flags.proposer_timeout);
@@ -194,8 +201,11 @@ void AddOptimizeCommand(CLI::App& app, const GlobalOptions& global, Invocation& 
   sub->add_option("--proposer", flags->proposer,
                   "The command that writes a candidate, run with /bin/sh -c in the project "
                   "folder (it reads $KBUILD_OPTIMIZE_PROMPT and writes files under "
-                  "$KBUILD_OPTIMIZE_OUT), or 'builtin': moves over kbuild.toml [tune.params] "
-                  "without a language model")
+                  "$KBUILD_OPTIMIZE_OUT), or 'builtin': without a language model, each candidate "
+                  "either moves the macro values over kbuild.toml [tune.params] or applies one "
+                  "source transform to a kernel source (__restrict__ on the const pointer "
+                  "parameters of a __global__ function, a minimum blocks per SM in its "
+                  "__launch_bounds__, #pragma unroll on a loop with a constant trip count)")
       ->required();
   sub->add_option("--description", flags->description,
                   "What the op computes, for a blank project: the first prompt asks the "
@@ -254,7 +264,7 @@ void AddOptimizeCommand(CLI::App& app, const GlobalOptions& global, Invocation& 
       "profiled). The proposer's command is the user's own and runs unsandboxed with the "
       "user's rights. Ctrl-C stops after ending the children; --resume continues. The run also "
       "ends before --budget when the builtin proposer has tried every valid point of the "
-      "[tune] space (it says so).\n"
+      "[tune] space and every source transform (it says so).\n"
       "Exit codes: 0 done (also when candidates failed), 2 bad usage, build.toml, kbuild.toml "
       "or --resume folder, 4 no GPU, nvcc or torch, 130/143 stopped by Ctrl-C/SIGTERM.");
   sub->callback([&invocation, flags, &global] {

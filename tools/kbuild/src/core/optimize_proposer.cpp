@@ -9,6 +9,7 @@
 #include "core/json_fields.h"
 #include "core/message_text.h"
 #include "core/optimize_history.h"
+#include "core/source_transforms.h"
 
 namespace kb {
 
@@ -235,27 +236,99 @@ Expected<Proposal> CommandProposer::Propose(const ProposalRequest& r) {
   return p;
 }
 
+namespace {
+
+constexpr const char* kTransformMark = " [transform ";
+
+uint64_t SplitMix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+std::string SpaceExhausted(const TuneSpace& space) {
+  if (space.params.empty()) return "there is no [tune.params] in kbuild.toml";
+  return fmt::format(
+      "it tried every valid point of the [tune] space ({} of {} in the grid keep "
+      "its constraints)",
+      GridVariants(space, kMaxTuneGridPoints).size(), space.GridSize());
+}
+
+}  // namespace
+
+std::string TransformIdOf(const std::string& summary) {
+  const auto at = summary.rfind(kTransformMark);
+  if (at == std::string::npos || summary.empty() || summary.back() != ']') return "";
+  const size_t from = at + std::string_view(kTransformMark).size();
+  return summary.substr(from, summary.size() - 1 - from);
+}
+
+std::string BuiltinNothingToDo(const TuneSpace& space, const std::vector<CandidateFile>& sources) {
+  if (!space.params.empty() || !FindTransformSites(sources).empty()) return "";
+  return "--proposer builtin has nothing to change: no parameters in kbuild.toml [tune.params] "
+         "and no source transform it knows in the build.toml sources (const pointer parameters "
+         "of a __global__ function without __restrict__, a __launch_bounds__, a "
+         "`for (int i = 0; i < K; ++i)` loop without #pragma unroll)";
+}
+
+Expected<std::set<std::string>> BuiltinProposer::TriedTransforms(const ProposalRequest& r) const {
+  std::set<std::string> tried = proposed_;
+  if (r.attempt_dir.empty()) return tried;
+  auto history =
+      ReadAttempts(fs_, r.attempt_dir.parent_path().parent_path() / kOptimizeHistoryFile);
+  if (!history) return history.error();
+  for (const auto& a : history->attempts) {
+    if (auto id = TransformIdOf(a.candidate.summary); !id.empty()) tried.insert(std::move(id));
+  }
+  return tried;
+}
+
 Expected<Proposal> BuiltinProposer::Propose(const ProposalRequest& r) {
   Proposal p;
-  if (space_.params.empty()) {
-    p.failure = "the builtin proposer needs parameters in kbuild.toml [tune.params]";
-    return p;
-  }
+  uint64_t seed = seed_;
+  for (char ch : r.planned.id) seed = seed * 131 + static_cast<unsigned char>(ch);
   TuneVariant parent;
   parent.values = r.planned.defines;
   parent.id = VariantId(parent);
-  uint64_t seed = seed_;
-  for (char ch : r.planned.id) seed = seed * 131 + static_cast<unsigned char>(ch);
-  const auto next = EvolveVariants(space_, {parent}, 1, seed, r.tried);
-  if (next.empty()) {
+  const auto next = space_.params.empty() ? std::vector<TuneVariant>{}
+                                          : EvolveVariants(space_, {parent}, 1, seed, r.tried);
+  auto tried = TriedTransforms(r);
+  if (!tried) return tried.error();
+  std::vector<TransformSite> sites;
+  for (auto& site : FindTransformSites(r.best)) {
+    if (!tried->count(site.id)) sites.push_back(std::move(site));
+  }
+  if (next.empty() && sites.empty()) {
     p.exhausted = true;
-    p.failure = fmt::format(
-        "the builtin proposer tried every valid point of the [tune] space ({} of {} in the grid "
-        "keep its constraints): nothing new to propose",
-        GridVariants(space_, kMaxTuneGridPoints).size(), space_.GridSize());
+    p.failure = "the builtin proposer has nothing new to propose: " + SpaceExhausted(space_) +
+                " and no untried source transform is left";
     return p;
   }
   Candidate c = r.planned;
+  // One attempt in three is a source transform: a project has a handful of
+  // transform sites but usually many tune points, so this spends the
+  // transforms over the run instead of on its first attempts, and leaves
+  // most attempts to the space; when one kind runs out the other takes all.
+  const uint64_t roll = SplitMix(seed);
+  if (!sites.empty() && (next.empty() || roll % 3 == 0)) {
+    const TransformSite& site = sites[SplitMix(roll) % sites.size()];
+    const auto source = std::find_if(r.best.begin(), r.best.end(), [&](const CandidateFile& f) {
+      return f.relative == site.file;
+    });
+    CandidateFile changed{site.file, ApplyTransform(source->content, site)};
+    auto same = std::find_if(c.files.begin(), c.files.end(),
+                             [&](const CandidateFile& f) { return f.relative == site.file; });
+    if (same != c.files.end()) {
+      same->content = std::move(changed.content);
+    } else {
+      c.files.push_back(std::move(changed));
+    }
+    c.summary = site.description + kTransformMark + site.id + "]";
+    proposed_.insert(site.id);
+    p.candidate = std::move(c);
+    return p;
+  }
   c.defines = next.front().values;
   std::string moved;
   for (const auto& [name, value] : c.defines) {

@@ -117,20 +117,36 @@ class CommandProposer final : public Proposer {
   double timeout_seconds_;
 };
 
-// Without a language model: each candidate moves the parent's macro values
-// one or two steps in the kbuild.toml [tune] space (tune's EvolveVariants),
-// evaluated with --define; a random point when the parent is not in the space
-// or its neighbours were all tried. Never a point of request.tried; when
-// every valid point was tried the proposal is `exhausted`.
+// Without a language model. Each candidate is one of:
+//   a tune move: the parent's macro values moved one or two steps in the
+//     kbuild.toml [tune] space (tune's EvolveVariants), evaluated with
+//     --define; a random point when the parent is not in the space or its
+//     neighbours were all tried; never a point of request.tried;
+//   a source transform (source_transforms.h) of the parent's files, never one
+//     whose site id was proposed before in the run: the ids are kept in the
+//     candidates' summaries ("... [transform <id>]"), read back from
+//     history.jsonl, so --resume keeps them.
+// When nothing of either is left the proposal is `exhausted`.
 class BuiltinProposer final : public Proposer {
  public:
-  explicit BuiltinProposer(TuneSpace space, uint64_t seed)
-      : space_(std::move(space)), seed_(seed) {}
+  BuiltinProposer(const FileSystem& fs, TuneSpace space, uint64_t seed)
+      : fs_(fs), space_(std::move(space)), seed_(seed) {}
   Expected<Proposal> Propose(const ProposalRequest& request) override;
 
  private:
+  Expected<std::set<std::string>> TriedTransforms(const ProposalRequest& request) const;
+
+  const FileSystem& fs_;
   TuneSpace space_;
   uint64_t seed_;
+  std::set<std::string> proposed_;  // transform ids proposed by this process
 };
+
+// The transform id a builtin candidate's summary records, or "".
+std::string TransformIdOf(const std::string& summary);
+
+// Why `--proposer builtin` has nothing to do for a project with this space and
+// these sources (every source the proposer may change), or "".
+std::string BuiltinNothingToDo(const TuneSpace& space, const std::vector<CandidateFile>& sources);
 
 }  // namespace kb
