@@ -30,7 +30,8 @@ foreach(dir templates skills references)
 endforeach()
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/tools/kbuild/resources"
         DESTINATION "${KBUILD_INSTALL_DATADIR}/tools/kbuild")
-# What a kernel project's generated CMake compiles: the harness library, not its own tests.
+# The harness library kbuild builds once into KBUILD_CACHE_DIR/harness/ for the kernel projects
+# (core/harness_library.h), not its own tests.
 install(FILES "${PROJECT_SOURCE_DIR}/tools/harness/harness.cmake"
         DESTINATION "${KBUILD_INSTALL_DATADIR}/tools/harness")
 install(DIRECTORY "${PROJECT_SOURCE_DIR}/tools/harness/include" "${PROJECT_SOURCE_DIR}/tools/harness/src"

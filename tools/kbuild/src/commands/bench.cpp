@@ -213,7 +213,8 @@ void AddBenchCommand(CLI::App& app, const GlobalOptions& global, Invocation& inv
   sub->footer(
       "Output: the table, results/bench-<timestamp>.{json,csv,md,svg} and results/latest.*, "
       "build/logs/bench.log (all output), the peer job and results in "
-      "build/bench-results/peers-job-<timestamp>.json and peers-<timestamp>.json.\n"
+      "build/bench-results/peers-job-<timestamp>.json and peers-<timestamp>.json.\n" +
+      HarnessCompileNote("benchmarks/*.cpp") +
       "Peers: benchmarks/peers.py (format: tools/harness/python/README.md) is run after the "
       "benchmark binary by the Python that torch was found with (KBUILD_PYTHON when torch came "
       "from KBUILD_TORCH_DIR or Torch_DIR), in tools/harness/python/peer_worker.py. A peer that "

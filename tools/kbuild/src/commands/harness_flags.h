@@ -48,6 +48,15 @@ inline constexpr const char* kBuildOnlyExitCodes =
     "4 no nvcc or no torch (no GPU needed), 6 another kbuild is building this project, "
     "130/143 stopped by Ctrl-C/SIGTERM.";
 
+// The --help line of test and bench on what they compile; `sources` is "tests/*.cpp" or
+// "benchmarks/*.cpp".
+inline std::string HarnessCompileNote(const std::string& sources) {
+  return "Compiles: the project's kernels, binding and " + sources +
+         "; the harness library they link is built once per torch, CUDA and kbuild version "
+         "into KBUILD_CACHE_DIR/harness/ and shared by every project and kbuild tune "
+         "variant.\n";
+}
+
 // Options for BuildHarness from the shared flags; progress goes to `report`.
 inline HarnessBuildOptions MakeHarnessBuildOptions(const GlobalOptions& global,
                                                    const HarnessBuildFlags& flags, HarnessKind kind,

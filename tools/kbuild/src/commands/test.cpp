@@ -93,7 +93,8 @@ void AddTestCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
   AddHarnessBuildFlags(*sub, flags->build, BuildOnlyFlag::kYes);
   sub->footer(
       "Output: a table per case, the summary line, build/logs/test.log (all test output) and "
-      "build/test-results/test-<timestamp>.jsonl (the harness records).\n"
+      "build/test-results/test-<timestamp>.jsonl (the harness records).\n" +
+      HarnessCompileNote("tests/*.cpp") +
       "Environment: KBUILD_SEED changes the base seed of the random inputs.\n"
       "Exit codes: 0 all passed, 1 a case failed (incl. crash, timeout, sanitizer errors), "
       "2 bad build.toml or no tests, 3 compile/link error, 4 no GPU (checked after compiling, "
