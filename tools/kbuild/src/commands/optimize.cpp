@@ -76,6 +76,11 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
   options.budget = flags.budget;
   options.time_limit_seconds = flags.time;
   options.islands = {flags.islands, flags.repair, flags.migrate_every, flags.restart_after};
+  // One worker per GPU of the host (or of CUDA_VISIBLE_DEVICES), at most one per island.
+  options.worker_devices = WorkerDevices(GetEnv("CUDA_VISIBLE_DEVICES"), CountGpus(runner));
+  if (options.worker_devices.size() > static_cast<size_t>(flags.islands)) {
+    options.worker_devices.resize(static_cast<size_t>(flags.islands));
+  }
   options.task.project_dir = project;
   options.task.op = config->name;
   options.task.description = flags.description;
@@ -251,7 +256,10 @@ void AddOptimizeCommand(CLI::App& app, const GlobalOptions& global, Invocation& 
       "totals) set, and takes only regular files under OUT whose paths are the project's kernel "
       "or binding sources (build.toml src); anything else fails the attempt (proposer_failed). "
       "Then kbuild -C workers/<n>/project build, test (full) and bench --no-peers, each --json "
-      "with --child-timeout. The baseline and each island's new best are also profiled (kbuild "
+      "with --child-timeout. With several GPUs (nvidia-smi -L, or the entries of "
+      "CUDA_VISIBLE_DEVICES) one worker per GPU, at most --islands of them, evaluates one "
+      "attempt of each island at once, its children seeing only its GPU; the attempts are "
+      "proposed one after the other and recorded in order. The baseline and each island's new best are also profiled (kbuild "
       "profile --json --case <the first performance case>, same time limit) into the profile.md "
       "of the attempts that grow from them; not with --proposer builtin, which reads no context. "
       "Verdicts: ok, compile_error, test_failed, crashed, timed_out, "
