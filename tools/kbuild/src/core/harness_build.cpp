@@ -15,7 +15,9 @@ HarnessLibraryBuild LibraryBuild(const PreparedBuild& p, const HarnessBuildOptio
   library.debug = p.plan.debug;
   library.nvcc = p.cuda.nvcc;
   library.ccache = p.plan.ccache;
-  library.jobs = o.jobs;
+  // Ninja's default, not the caller's -j: built once for every later project, and
+  // kbuild tune's -j1 variants would otherwise compile its 24 files on one core.
+  library.jobs = 0;
   library.verbose = o.verbose;
   library.progress = o.progress;
   return library;
