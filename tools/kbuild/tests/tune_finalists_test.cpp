@@ -294,6 +294,12 @@ TEST(TuneFinalists, NextFinalistThenTheLeaderOfEachBucket) {
   EXPECT_EQ(NextFinalist(ranking, 1, "defaults", leaders), "v-small");
   EXPECT_EQ(NextFinalist(ranking, 1, "defaults"), std::nullopt) << "no leaders given";
   EXPECT_EQ(NextFinalist(ranking, 0, "defaults", leaders), std::nullopt) << "0: none at all";
+  // Not when the bucket's best fully tested variant is within the noise of the leader.
+  const std::vector<BucketBest> tested = {{ShapeBucketOf(1000), "v-b", 1.87, 1}};
+  EXPECT_EQ(NextFinalist(ranking, 1, "defaults", leaders, tested), std::nullopt)
+      << "1.9x is within 2% of 1.87x";
+  const std::vector<BucketBest> slower = {{ShapeBucketOf(1000), "v-b", 1.8, 1}};
+  EXPECT_EQ(NextFinalist(ranking, 1, "defaults", leaders, slower), "v-small");
   ranking.ranked.push_back({"v-small", 1.2, "", 1});
   ranking.screened.clear();
   EXPECT_EQ(NextFinalist(ranking, 1, "defaults", leaders), std::nullopt);

@@ -186,12 +186,14 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
   sub->add_option("--build-jobs", flags->build_jobs,
                   "Variants built at once, each with one compile job (default: 2)")
       ->check(CLI::Range(1, 64));
-  sub->add_option("--full-tests", flags->full_tests,
-                  "Variants that must pass the full kbuild test suite, best-scored first; a "
-                  "finalist that fails is invalid and the next best is tested in its place "
-                  "(default: 3); then the best benchmarked variant of each shape bucket, so "
-                  "tuned_config.h can use it (none with 0). 'all': every variant runs the full "
-                  "suite before its benchmark")
+  sub->add_option(
+         "--full-tests", flags->full_tests,
+         "Variants that must pass the full kbuild test suite, best-scored first; a "
+         "finalist that fails is invalid and the next best is tested in its place "
+         "(default: 3); then the best benchmarked variant of each shape bucket when it beats "
+         "the bucket's best fully tested one by over 2%, so tuned_config.h can use it "
+         "(none with 0). 'all': every variant runs the full "
+         "suite before its benchmark")
       ->type_name("N|all");
   sub->add_option("--test-filter", flags->test_filter,
                   "Every variant also runs kbuild test --filter with this GoogleTest pattern "
@@ -213,7 +215,9 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
       "timing, so a variant that computes wrong results is invalid without the tests. The "
       "defaults (no --define) are evaluated first as the baseline, with the full suite. Then "
       "the finalists: the full suite on the best-scored variants until --full-tests of them "
-      "passed, then on each shape bucket's best benchmarked variant. Only fully tested variants rank as best or enter tuned_config.h; the others "
+      "passed, then on each shape bucket's best benchmarked variant (when over 2% faster than "
+      "the bucket's best fully tested one). Only fully tested variants rank as best or enter "
+      "tuned_config.h; the others "
       "are listed as benchmarked, not fully tested, with their timings. A variant is invalid, "
       "never ranked, when its build, tests or benchmark fail, or ptxas reports more register "
       "spill stores than max-spill-bytes. The progress line of each variant ends with an "

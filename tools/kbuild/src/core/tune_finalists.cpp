@@ -29,7 +29,8 @@ Expected<size_t> ParseFullTests(const std::string& text) {
 
 std::optional<std::string> NextFinalist(const TuneRanking& ranking, size_t wanted,
                                         const std::string& defaults_id,
-                                        const std::vector<BucketBest>& bucket_leaders) {
+                                        const std::vector<BucketBest>& bucket_leaders,
+                                        const std::vector<BucketBest>& bucket_tested) {
   const auto fully_tested = [&](const std::string& id) {
     return std::any_of(ranking.ranked.begin(), ranking.ranked.end(),
                        [&](const RankedVariant& r) { return r.id == id; });
@@ -43,7 +44,13 @@ std::optional<std::string> NextFinalist(const TuneRanking& ranking, size_t wante
   }
   if (wanted == 0) return std::nullopt;
   for (const auto& leader : bucket_leaders) {
-    if (leader.id != defaults_id && !fully_tested(leader.id)) return leader.id;
+    if (leader.id == defaults_id || fully_tested(leader.id)) continue;
+    const auto tested = std::find_if(
+        bucket_tested.begin(), bucket_tested.end(),
+        [&](const BucketBest& b) { return b.bucket.max_bytes == leader.bucket.max_bytes; });
+    if (tested == bucket_tested.end() || leader.score > tested->score * kBucketLeaderMargin) {
+      return leader.id;
+    }
   }
   return std::nullopt;
 }

@@ -27,16 +27,22 @@ inline constexpr size_t kTuneFullTestsAll = SIZE_MAX;
 // "all" or a count 0..10000; exit 2 otherwise.
 Expected<size_t> ParseFullTests(const std::string& text);
 
+// A bucket's leader is worth its full tests only when it beats the bucket's
+// best fully tested variant by more than run-to-run noise.
+inline constexpr double kBucketLeaderMargin = 1.02;
+
 // The next finalist: walking the scored variants best first (ScoredByRank,
 // `defaults_id` left out), the first one not fully tested, unless `wanted`
 // fully tested ones come before it; then (when `wanted` > 0) the leader of
 // each shape bucket among the scored variants (`bucket_leaders`,
-// BestPerBucket over BucketContenders::kScored) that is not fully tested, so
-// that tuned_config.h can pick it for its bucket. nullopt when nothing is
-// left to test.
+// BestPerBucket over BucketContenders::kScored) that is not fully tested and
+// beats that bucket's best fully tested one (`bucket_tested`, over
+// kFullyTested) by kBucketLeaderMargin, so that tuned_config.h can pick it for
+// its bucket. nullopt when nothing is left to test.
 std::optional<std::string> NextFinalist(const TuneRanking& ranking, size_t wanted,
                                         const std::string& defaults_id,
-                                        const std::vector<BucketBest>& bucket_leaders = {});
+                                        const std::vector<BucketBest>& bucket_leaders = {},
+                                        const std::vector<BucketBest>& bucket_tested = {});
 
 // Fully tested variants of the space among the scored ones.
 size_t FullyTestedCount(const TuneRanking& ranking, const std::string& defaults_id);

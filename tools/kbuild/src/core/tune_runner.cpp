@@ -129,10 +129,11 @@ class TuneRun {
     for (;;) {
       auto ranking = RankVariants(result_.evaluations, kTuneDefaultsId);
       if (!ranking) return {};
-      auto leaders =
-          BestPerBucket(result_.evaluations, kTuneDefaultsId, BucketContenders::kScored);
+      auto leaders = BestPerBucket(result_.evaluations, kTuneDefaultsId, BucketContenders::kScored);
+      auto bucket_tested = BestPerBucket(result_.evaluations, kTuneDefaultsId);
       const auto id = NextFinalist(*ranking, options_.full_tests, kTuneDefaultsId,
-                                   leaders ? *leaders : std::vector<BucketBest>{});
+                                   leaders ? *leaders : std::vector<BucketBest>{},
+                                   bucket_tested ? *bucket_tested : std::vector<BucketBest>{});
       if (!id) return {};
       const TuneEvaluation benchmarked = *FindRecorded(result_.evaluations, *id);
       const size_t passed = FullyTestedCount(*ranking, kTuneDefaultsId);
