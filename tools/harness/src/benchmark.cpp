@@ -87,6 +87,10 @@ int CountFromEnv(const char* name, int fallback) {
   return fallback;
 }
 
+// KBUILD_BENCH_NO_BASELINES=1 (`kbuild bench --no-baselines`, what kbuild tune and optimize
+// run): the op alone is timed, its variants are compared with each other, not with baselines.
+bool TimeBaselines() { return ProcessEnvironment()("KBUILD_BENCH_NO_BASELINES") != "1"; }
+
 int WarmupCount(const BenchSpec& spec) { return CountFromEnv("KBUILD_BENCH_WARMUP", spec.warmup); }
 int IterationCount(const BenchSpec& spec) {
   return CountFromEnv("KBUILD_BENCH_ITERS", spec.iterations);
@@ -222,7 +226,7 @@ BenchRecord MeasureCase(const BenchSpec& spec, const Case& c) {
   // a slow host path (an eager composite of many small kernels) cannot be
   // kept ahead of a tiny case's GPU and would fail a case that passed.
   const std::vector<Baseline> none;
-  for (const Baseline& b : c.correctness_only ? none : spec.baselines) {
+  for (const Baseline& b : c.correctness_only || !TimeBaselines() ? none : spec.baselines) {
     auto call_baseline = [&](const Args& args) { b.run(args); };
     const Timed timed = TimeOne("baseline '" + b.name + "'", call_baseline, sets, spec, graph, &r);
     BaselineResult result{b.name, timed.time_us, 0, timed.host_us_per_call};

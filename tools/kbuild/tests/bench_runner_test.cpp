@@ -36,6 +36,14 @@ TEST(BenchRunner, PassesFilterGraphAndLaunchCountsToTheHarness) {
                                      {"KBUILD_PROJECT_LIBRARY", "/p/build/cmake/_ns_abc.so"}}));
 }
 
+// kbuild tune and optimize time the variant alone: the harness skips the baselines.
+TEST(BenchRunner, NoBaselinesReachesTheHarness) {
+  BenchRunOptions o = Options();
+  EXPECT_EQ(BenchEnvironment(o).count("KBUILD_BENCH_NO_BASELINES"), 0u);
+  o.no_baselines = true;
+  EXPECT_EQ(BenchEnvironment(o).at("KBUILD_BENCH_NO_BASELINES"), "1");
+}
+
 TEST(BenchRunner, CrashBeforeAnyResultIsAFailureWithTheCudaError) {
   MemoryFileSystem fs;
   (void)fs.Write("/p/build/bench-results/b.json", "{\"stale\": true}");  // from an earlier run

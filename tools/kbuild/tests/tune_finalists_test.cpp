@@ -227,7 +227,7 @@ TEST_F(TuneFinalistsTest, TestFilterRunsBeforeEachBenchmarkAndBenchFilterPicksTh
   ASSERT_EQ(calls.at(0).at(3), "test");
   EXPECT_EQ(tail(calls[0], 1), (std::vector<std::string>{"--json"})) << "the defaults: full";
   EXPECT_EQ(tail(calls[1], 4),
-            (std::vector<std::string>{"--no-peers", "--json", "--filter", "^gemm/4096"}));
+            (std::vector<std::string>{"--no-baselines", "--json", "--filter", "^gemm/4096"}));
   EXPECT_EQ(calls.at(2).at(3), "test");
   EXPECT_EQ(tail(calls[2], 3), (std::vector<std::string>{"--json", "--filter", "Gemm.Odd*"}));
   auto history = History();

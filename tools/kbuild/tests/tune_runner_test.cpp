@@ -213,7 +213,7 @@ TEST_F(TuneRunTest, ChildrenBuildTheirOwnCopyWithTheVariantsDefines) {
             (std::vector<std::vector<std::string>>{
                 line("build", {"-j1", "--json"}), line("test", {"--build-only", "-j1", "--json"}),
                 line("bench", {"--build-only", "-j1", "--json"}), line("test", {"--json"}),
-                line("bench", {"--no-peers", "--json", "--filter", "4096"})}));
+                line("bench", {"--no-baselines", "--json", "--filter", "4096"})}));
 }
 
 TEST_F(TuneRunTest, HarnessThatDoesNotCompileIsABuildFailure) {

@@ -33,6 +33,7 @@ struct BenchFlags {
   int iters = -1;
   double timeout = 600;
   bool no_peers = false;
+  bool no_baselines = false;
   double peers_timeout = kDefaultPeersTimeoutSeconds;
   HarnessBuildFlags build;
 };
@@ -56,7 +57,7 @@ PeerRunOptions PeerOptionsFor(const BenchFlags& flags, const HarnessBuild& built
                               const std::string& stamp, Report& report) {
   const PreparedBuild& p = built.prepared;
   PeerRunOptions o;
-  o.enabled = !flags.no_peers;
+  o.enabled = !flags.no_peers && !flags.no_baselines;
   o.project_dir = p.paths.project;
   o.worker = PeerWorkerPath(KbuildHome());
   // torch found through KBUILD_TORCH_DIR or Torch_DIR has no interpreter: KBUILD_PYTHON names one.
@@ -115,6 +116,7 @@ int RunBenchCommand(const GlobalOptions& global, const BenchFlags& flags) {
   options.project_library = target.project_library;
   if (!flags.filter.empty()) options.filter = flags.filter;
   options.graph = flags.graph;
+  options.no_baselines = flags.no_baselines;
   if (flags.warmup >= 0) options.warmup = flags.warmup;
   if (flags.iters > 0) options.iterations = flags.iters;
   options.timeout_seconds = flags.timeout;
@@ -206,6 +208,10 @@ void AddBenchCommand(CLI::App& app, const GlobalOptions& global, Invocation& inv
       ->check(CLI::PositiveNumber);
   sub->add_flag("--no-peers", flags->no_peers,
                 "Do not time the Python peers of benchmarks/peers.py");
+  sub->add_flag("--no-baselines", flags->no_baselines,
+                "Time the op alone: neither the C++ baselines of the benchmarks nor the Python "
+                "peers (values are still checked against the reference); what kbuild tune and "
+                "kbuild optimize run, which compare variants with each other");
   sub->add_option("--peers-timeout", flags->peers_timeout,
                   "Seconds the peer timing may take before it is killed (default: 1200)")
       ->check(CLI::PositiveNumber);
@@ -222,7 +228,8 @@ void AddBenchCommand(CLI::App& app, const GlobalOptions& global, Invocation& inv
       "failing its value check there fails the case.\n"
       "Environment: KBUILD_PEAK_BW_GBPS overrides the 100% line (default: the copy bandwidth "
       "kbuild doctor measured and cached in KBUILD_CACHE_DIR). The harness receives "
-      "KBUILD_BENCH_JSON, KBUILD_BENCH_GRAPH, KBUILD_BENCH_WARMUP and KBUILD_BENCH_ITERS.\n"
+      "KBUILD_BENCH_JSON, KBUILD_BENCH_GRAPH, KBUILD_BENCH_WARMUP, KBUILD_BENCH_ITERS and "
+      "KBUILD_BENCH_NO_BASELINES.\n"
       "Exit codes: 0 ok, 1 a case failed (incorrect, impossible, crash, timeout), the peers "
       "could not be timed (the C++ results are kept) or a regression with --compare, 2 bad usage "
       "or no benchmarks, 3 compile/link error, 4 no GPU "

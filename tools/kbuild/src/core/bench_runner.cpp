@@ -15,6 +15,7 @@ std::map<std::string, std::string> BenchEnvironment(const BenchRunOptions& o) {
   env["KBUILD_BENCH_JSON"] = o.json_file.string();
   if (!o.project_library.empty()) env["KBUILD_PROJECT_LIBRARY"] = o.project_library.string();
   if (o.graph) env["KBUILD_BENCH_GRAPH"] = "1";
+  if (o.no_baselines) env["KBUILD_BENCH_NO_BASELINES"] = "1";
   if (o.warmup) env["KBUILD_BENCH_WARMUP"] = std::to_string(*o.warmup);
   if (o.iterations) env["KBUILD_BENCH_ITERS"] = std::to_string(*o.iterations);
   return env;

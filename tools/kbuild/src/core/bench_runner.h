@@ -24,6 +24,7 @@ struct BenchRunOptions {
   std::filesystem::path log;               // build/logs/bench.log
   std::optional<std::string> filter;       // Google Benchmark regex (--benchmark_filter)
   bool graph = false;                      // KBUILD_BENCH_GRAPH=1
+  bool no_baselines = false;               // KBUILD_BENCH_NO_BASELINES=1: the op alone
   std::optional<int> warmup;               // KBUILD_BENCH_WARMUP
   std::optional<int> iterations;           // KBUILD_BENCH_ITERS
   double timeout_seconds = 600;            // the whole binary

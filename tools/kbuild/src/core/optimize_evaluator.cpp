@@ -167,7 +167,7 @@ Expected<std::optional<Attempt>> ChildKbuildEvaluator::Evaluate(const Candidate&
   a.test_seconds = tested.seconds;
   a.tests_passed = TestsPassed(tested.child.document);
   if (auto end = ended(tested, "test", a)) return std::move(*end);
-  std::vector<std::string> bench = {"--no-peers", "--json"};
+  std::vector<std::string> bench = {"--no-baselines", "--json"};
   if (!setup_.bench_filter.empty()) bench.insert(bench.end(), {"--filter", setup_.bench_filter});
   const Step benched = run("bench", bench, setup_.bench_timeout_seconds);
   a.bench_seconds = benched.seconds;

@@ -260,7 +260,7 @@ class Evaluator {
         e.reason = "spills " + std::to_string(e.spill_bytes) + " bytes";
         judged.recorded = true;
       } else if (Tests(job, e, child, judged, &tests_passed)) {
-        std::vector<std::string> bench = {"--no-peers", "--json"};
+        std::vector<std::string> bench = {"--no-baselines", "--json"};
         if (!setup_.filter.empty()) bench.insert(bench.end(), {"--filter", setup_.filter});
         if (Step("bench", RunChild(job.copy, "bench", job.variant, bench), job.variant,
                  TuneStage::kBenchFailed, e, child, judged)) {
