@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/source_scan.h"
+
 namespace kb {
 namespace {
 

@@ -7,116 +7,20 @@
 #include <map>
 #include <set>
 
+#include "core/source_scan.h"
+
 namespace kb {
 
 namespace {
 
-constexpr size_t kNone = std::string_view::npos;
 constexpr int kMaxHeaderTokens = 32;    // tokens between __global__/__device__ and the name
 constexpr int kMaxLinesAboveLoop = 64;  // comment lines looked through above a `for`
-
-bool IsIdentChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-// The end of a `//` comment or a directive line: the newline that is not continued.
-size_t LineEnd(std::string_view t, size_t i) {
-  while (i < t.size() && t[i] != '\n') {
-    if (t[i] == '\\' && i + 1 < t.size() && t[i + 1] == '\n') ++i;
-    if (t[i] == '\\' && i + 2 < t.size() && t[i + 1] == '\r' && t[i + 2] == '\n') i += 2;
-    ++i;
-  }
-  return i;
-}
-
-// The end (one past the closing quote) of the literal opening at `i`, or kNone.
-size_t LiteralEnd(std::string_view t, size_t i) {
-  const char quote = t[i];
-  for (size_t j = i + 1; j < t.size(); ++j) {
-    if (t[j] == '\\') {
-      ++j;
-    } else if (t[j] == quote) {
-      return j + 1;
-    } else if (t[j] == '\n') {
-      return kNone;
-    }
-  }
-  return kNone;
-}
-
-// The identifier or number that ends just before `i`.
-std::string_view WordBefore(std::string_view t, size_t i) {
-  size_t from = i;
-  while (from > 0 && IsIdentChar(t[from - 1])) --from;
-  return t.substr(from, i - from);
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-bool IsIdentifier(std::string_view s) {
-  return !s.empty() && !IsDigit(s[0]) && std::all_of(s.begin(), s.end(), IsIdentChar);
-}
-bool IsIntegerLiteral(std::string_view s) {
-  while (!s.empty() && (s.back() == 'u' || s.back() == 'U')) s.remove_suffix(1);
-  return !s.empty() && std::all_of(s.begin(), s.end(), IsDigit);
-}
-
-// A small lexer over blanked code: identifiers and numbers, "::", "++", or one character.
-struct Token {
-  std::string_view text;
-  size_t offset;
-};
-std::vector<Token> Tokens(std::string_view m, size_t from, size_t to) {
-  std::vector<Token> out;
-  size_t i = from;
-  while (i < to) {
-    if (IsSpace(m[i])) {
-      ++i;
-      continue;
-    }
-    size_t j = i + 1;
-    if (IsIdentChar(m[i])) {
-      while (j < to && IsIdentChar(m[j])) ++j;
-    } else if (j < to && ((m[i] == ':' && m[j] == ':') || (m[i] == '+' && m[j] == '+'))) {
-      ++j;
-    }
-    out.push_back({m.substr(i, j - i), i});
-    i = j;
-  }
-  return out;
-}
-
-// [from, to) split at commas outside (), [], {} and <>.
-std::vector<std::pair<size_t, size_t>> SplitTopLevel(std::string_view m, size_t from, size_t to) {
-  std::vector<std::pair<size_t, size_t>> parts;
-  int depth = 0;
-  size_t start = from;
-  for (size_t i = from; i < to; ++i) {
-    const char c = m[i];
-    if (c == '(' || c == '[' || c == '{' || c == '<') ++depth;
-    if (c == ')' || c == ']' || c == '}' || c == '>') --depth;
-    if (c == ',' && depth == 0) {
-      parts.emplace_back(start, i);
-      start = i + 1;
-    }
-  }
-  if (!Trim(m.substr(start, to - start)).empty() || !parts.empty()) parts.emplace_back(start, to);
-  return parts;
-}
 
 struct Function {
   std::string name;
   bool global = false;
-  int ordinal = 0;                                   // among the file's definitions of this name
-  size_t bounds_open = kNone, bounds_close = kNone;  // __launch_bounds__( )
+  int ordinal = 0;  // among the file's definitions of this name
+  size_t bounds_open = kNoPosition, bounds_close = kNoPosition;  // __launch_bounds__( )
   size_t params_open = 0, params_close = 0;
   size_t body_open = 0, body_close = 0;
 };
@@ -167,7 +71,7 @@ class Scanner {
 
  private:
   bool MatchBrackets() {
-    match_.assign(masked_.size(), kNone);
+    match_.assign(masked_.size(), kNoPosition);
     std::vector<size_t> open;
     for (size_t i = 0; i < masked_.size(); ++i) {
       const char c = masked_[i];
@@ -187,7 +91,7 @@ class Scanner {
 
   std::vector<size_t> WordsIn(std::string_view word, size_t from, size_t to) const {
     std::vector<size_t> at;
-    for (size_t i = m_.find(word, from); i != kNone && i + word.size() <= to;
+    for (size_t i = m_.find(word, from); i != kNoPosition && i + word.size() <= to;
          i = m_.find(word, i + 1)) {
       const bool starts = i == 0 || !IsIdentChar(m_[i - 1]);
       const bool ends = i + word.size() >= m_.size() || !IsIdentChar(m_[i + word.size()]);
@@ -257,7 +161,8 @@ class Scanner {
   void Restrict(const Function& f, std::vector<TransformSite>* sites) const {
     const size_t from = f.params_open + 1, to = f.params_close;
     const std::string_view params = m_.substr(from, to - from);
-    if (params.find_first_of("=[(.") != kNone) return;  // defaults, arrays, function pointers, ...
+    if (params.find_first_of("=[(.") != kNoPosition)
+      return;  // defaults, arrays, function pointers, ...
     TransformSite site;
     for (const auto& [a, b] : SplitTopLevel(m_, from, to)) {
       const auto tokens = Tokens(m_, a, b);
@@ -288,7 +193,7 @@ class Scanner {
   }
 
   void MinBlocks(const Function& f, std::vector<TransformSite>* sites) const {
-    if (f.bounds_open == kNone) return;
+    if (f.bounds_open == kNoPosition) return;
     const auto args = SplitTopLevel(m_, f.bounds_open + 1, f.bounds_close);
     if (args.empty() || args.size() > 2) return;
     const std::string_view threads = Trim(m_.substr(args[0].first, args[0].second - args[0].first));
@@ -333,11 +238,11 @@ class Scanner {
       }
       const std::string_view statement = m_.substr(start, at - start);
       const auto kw = statement.find("constexpr");
-      if (defines && kw != kNone && (kw == 0 || !IsIdentChar(statement[kw - 1]))) return true;
+      if (defines && kw != kNoPosition && (kw == 0 || !IsIdentChar(statement[kw - 1]))) return true;
       if (c == ',' || c == '>' || c == '=') {
         size_t back = at;
         while (back > 0 && at - back < 256 &&
-               std::string_view(";{}()<>").find(m_[back - 1]) == kNone) {
+               std::string_view(";{}()<>").find(m_[back - 1]) == kNoPosition) {
           --back;
         }
         if (back > 0 && m_[back - 1] == '<') {
@@ -410,71 +315,6 @@ class Scanner {
 };
 
 }  // namespace
-
-std::string BlankNonCode(std::string_view t, bool* ok) {
-  std::string out(t);
-  *ok = true;
-  const auto blank = [&](size_t from, size_t to) {
-    for (size_t k = from; k < to && k < out.size(); ++k) {
-      if (out[k] != '\n' && out[k] != '\r') out[k] = ' ';
-    }
-  };
-  bool line_start = true;
-  size_t i = 0;
-  while (i < t.size()) {
-    const char c = t[i];
-    const char next = i + 1 < t.size() ? t[i + 1] : '\0';
-    if (c == '\n') {
-      line_start = true;
-      ++i;
-    } else if (IsSpace(c)) {
-      ++i;
-    } else if (c == '/' && next == '/') {
-      const size_t end = LineEnd(t, i);
-      blank(i, end);
-      i = end;
-    } else if (c == '/' && next == '*') {
-      const size_t end = t.find("*/", i + 2);
-      if (end == kNone) return *ok = false, out;
-      blank(i, end + 2);
-      i = end + 2;
-    } else if (c == '#' && line_start) {
-      const size_t end = LineEnd(t, i);
-      // A block comment that starts on a directive line and ends past it: not followed.
-      const size_t comment = t.substr(i, end - i).find("/*");
-      if (comment != kNone && t.substr(i + comment, end - i - comment).find("*/") == kNone) {
-        return *ok = false, out;
-      }
-      blank(i, end);
-      i = end;
-    } else if (c == '"' || c == '\'') {
-      const std::string_view prefix = WordBefore(t, i);
-      size_t end = kNone;
-      if (c == '"' && !prefix.empty() && prefix.back() == 'R') {  // R"d( ... )d"
-        const size_t paren = t.find('(', i);
-        if (paren != kNone && paren - i <= 17) {
-          const std::string close = ")" + std::string(t.substr(i + 1, paren - i - 1)) + "\"";
-          const size_t at = t.find(close, paren);
-          if (at != kNone) end = at + close.size();
-        }
-      } else if (c == '\'' && !prefix.empty() && IsDigit(prefix.front())) {
-        ++i;  // a digit separator: 1'000'000
-        line_start = false;
-        continue;
-      } else {
-        end = LiteralEnd(t, i);
-      }
-      if (end == kNone) return *ok = false, out;
-      blank(i, end);
-      i = end;
-      line_start = false;
-    } else {
-      line_start = false;
-      ++i;
-    }
-  }
-  return out;
-}
 
 std::vector<TransformSite> FindTransformSites(const std::filesystem::path& file,
                                               std::string_view text) {

@@ -62,9 +62,4 @@ std::vector<TransformSite> FindTransformSites(const std::vector<CandidateFile>& 
 // `text` with the site's edits applied.
 std::string ApplyTransform(std::string_view text, const TransformSite& site);
 
-// `text` with comments, string and character literals and preprocessor lines
-// replaced by spaces (newlines kept, so offsets and lines stay); `ok` false
-// when a comment or literal does not end.
-std::string BlankNonCode(std::string_view text, bool* ok);
-
 }  // namespace kb
