@@ -86,6 +86,17 @@ std::string PromptText(const ProposerTask& task, const ProposalRequest& r) {
   return text;
 }
 
+// The candidate with `file` in it: replacing its earlier content, or added.
+void SetFile(Candidate& c, CandidateFile file) {
+  auto same = std::find_if(c.files.begin(), c.files.end(),
+                           [&](const CandidateFile& f) { return f.relative == file.relative; });
+  if (same != c.files.end()) {
+    same->content = std::move(file.content);
+  } else {
+    c.files.push_back(std::move(file));
+  }
+}
+
 }  // namespace
 
 std::string ProposedPathProblem(const fs::path& relative, const std::vector<fs::path>& sources) {
@@ -214,15 +225,7 @@ Expected<Proposal> CommandProposer::Propose(const ProposalRequest& r) {
   auto files = CollectProposedFiles(fs_, out, r.task->sources, &p.failure);
   if (!files) return p;
   Candidate c = r.planned;
-  for (auto& file : *files) {
-    auto same = std::find_if(c.files.begin(), c.files.end(),
-                             [&](const CandidateFile& f) { return f.relative == file.relative; });
-    if (same != c.files.end()) {
-      same->content = std::move(file.content);
-    } else {
-      c.files.push_back(std::move(file));
-    }
-  }
+  for (auto& file : *files) SetFile(c, std::move(file));
   const fs::path summary = r.attempt_dir / "summary.txt";
   if (fs_.KindOf(summary) == FileKind::kRegular) {
     if (auto text = fs_.ReadAtMost(summary, kMaxCostFileBytes)) c.summary = OneLine(*text);
@@ -316,14 +319,7 @@ Expected<Proposal> BuiltinProposer::Propose(const ProposalRequest& r) {
     const auto source = std::find_if(r.best.begin(), r.best.end(), [&](const CandidateFile& f) {
       return f.relative == site.file;
     });
-    CandidateFile changed{site.file, ApplyTransform(source->content, site)};
-    auto same = std::find_if(c.files.begin(), c.files.end(),
-                             [&](const CandidateFile& f) { return f.relative == site.file; });
-    if (same != c.files.end()) {
-      same->content = std::move(changed.content);
-    } else {
-      c.files.push_back(std::move(changed));
-    }
+    SetFile(c, {site.file, ApplyTransform(source->content, site)});
     c.summary = site.description + kTransformMark + site.id + "]";
     proposed_.insert(site.id);
     p.candidate = std::move(c);
