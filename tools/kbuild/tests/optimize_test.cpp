@@ -397,6 +397,14 @@ TEST(OptimizeEvaluator, ChildRunsGiveVerdictsAndGpusAreCounted) {
   EXPECT_EQ(FailedRunVerdict(failed, "op/x: physically impossible: 9000 GB/s"),
             AttemptVerdict::kRuleBroken);
   EXPECT_EQ(FailedRunVerdict(failed, "1 of 3 cases failed"), AttemptVerdict::kTestFailed);
+  // kbuild test's summary names the first failure's kind (the H200 run of 2026-12-01 gave
+  // the crashing candidate this line, which read as a wrong result).
+  EXPECT_EQ(FailedRunVerdict(failed, "7 of 8 cases failed, first: op [1x64 bf16]: cuda_error"),
+            AttemptVerdict::kCrashed);
+  EXPECT_EQ(FailedRunVerdict(failed, "1 of 8 cases failed, first: op [1x64 bf16]: late_write"),
+            AttemptVerdict::kRuleBroken);
+  EXPECT_EQ(FailedRunVerdict(failed, "2 of 8 cases failed, first: op [1x64 bf16]: mismatch"),
+            AttemptVerdict::kTestFailed);
 
   FakeProcessRunner smi([](const std::vector<std::string>&, const RunOptions&) {
     ProcessResult r;

@@ -20,10 +20,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Words of the harness's problems (tools/harness) that mean a rule, not a wrong value.
-constexpr std::array<const char*, 5> kRuleMarkers = {
-    "physically impossible", "unwritten", "input changed", "inputs changed", "side stream"};
-constexpr std::array<const char*, 4> kCrashMarkers = {"CUDA error", "illegal memory access",
+// Words of the harness's problems (tools/harness) that mean a rule, not a wrong value;
+// the snake_case ones are the fail kinds kbuild test's summary names ("first: <case>: <kind>").
+constexpr std::array<const char*, 8> kRuleMarkers = {
+    "physically impossible", "unwritten",      "input changed", "inputs changed",
+    "side stream",           "input_modified", "late_write",    "out_of_bounds_write"};
+constexpr std::array<const char*, 5> kCrashMarkers = {"CUDA error", "cuda_error",
+                                                      "illegal memory access",
                                                       "unspecified launch failure", "Segmentation"};
 
 struct Step {
