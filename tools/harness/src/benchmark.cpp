@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <c10/cuda/CUDAStream.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -237,10 +238,22 @@ BenchRecord MeasureCase(const BenchSpec& spec, const Case& c) {
   if (seconds > 0) {
     r.gbps = r.bytes / seconds / 1e9;
     r.tflops = r.flops / seconds / 1e12;
-    if (peak.bandwidth_gbps > 0) r.percent_of_peak = 100.0 * r.gbps / peak.bandwidth_gbps;
+    if (peak.bandwidth_gbps > 0) r.percent_of_bandwidth = 100.0 * r.gbps / peak.bandwidth_gbps;
   }
+  if (spec.compute_unit != ComputeUnit::kNone && r.flops > 0) {
+    r.compute_unit = ComputeUnitName(spec.compute_unit);
+    r.compute_peak_tflops = TheoreticalPeakTflops(spec.compute_unit, CurrentGpuClockFacts());
+    if (r.compute_peak_tflops > 0) {
+      r.percent_of_compute_peak = 100.0 * r.tflops / r.compute_peak_tflops;
+    }
+  }
+  r.percent_of_peak = std::max(r.percent_of_bandwidth, r.percent_of_compute_peak);
   if (PhysicsVerdict v = CheckPhysics(r.gbps, r.tflops, peak); v.impossible)
     r.problems.push_back(v.message);
+  if (PhysicsVerdict v = CheckComputePeak(r.tflops, r.compute_peak_tflops, spec.compute_unit);
+      v.impossible) {
+    r.problems.push_back(v.message);
+  }
   return r;
 }
 

@@ -36,4 +36,22 @@ double MeasureCopyBandwidthGbps() {
   return Summarize(gbps).median;
 }
 
+GpuClockFacts CurrentGpuClockFacts() {
+  GpuClockFacts facts;
+  int device = 0, clock_khz = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&facts.major, cudaDevAttrComputeCapabilityMajor, device) !=
+          cudaSuccess ||
+      cudaDeviceGetAttribute(&facts.minor, cudaDevAttrComputeCapabilityMinor, device) !=
+          cudaSuccess ||
+      cudaDeviceGetAttribute(&facts.sm_count, cudaDevAttrMultiProcessorCount, device) !=
+          cudaSuccess ||
+      cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device) != cudaSuccess) {
+    cudaGetLastError();  // a failed query is not an error of the op
+    return {};
+  }
+  facts.clock_khz = clock_khz;
+  return facts;
+}
+
 }  // namespace kb::harness

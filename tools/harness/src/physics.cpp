@@ -96,4 +96,43 @@ PhysicsVerdict CheckPhysics(double gbps, double tflops, const Peak& peak) {
   return {};
 }
 
+const char* ComputeUnitName(ComputeUnit unit) {
+  switch (unit) {
+    case ComputeUnit::kNone:
+      return "none";
+    case ComputeUnit::kFp32CudaCores:
+      return "fp32 CUDA cores";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// fp32 FMA lanes per SM (the CUDA C Programming Guide's throughput table):
+// 64 on Volta, Turing and the A100; 128 from sm_86 on (Ampere consumer, Ada,
+// Hopper, Blackwell).
+int Fp32LanesPerSm(int major, int minor) {
+  if (major == 7 || (major == 8 && minor == 0)) return 64;
+  if (major >= 8) return 128;
+  return 0;
+}
+
+}  // namespace
+
+double TheoreticalPeakTflops(ComputeUnit unit, const GpuClockFacts& gpu) {
+  if (unit != ComputeUnit::kFp32CudaCores || gpu.sm_count <= 0 || !(gpu.clock_khz > 0)) return 0;
+  const int lanes = Fp32LanesPerSm(gpu.major, gpu.minor);
+  return gpu.sm_count * lanes * 2.0 * gpu.clock_khz * 1e3 / 1e12;
+}
+
+PhysicsVerdict CheckComputePeak(double tflops, double unit_peak_tflops, ComputeUnit unit) {
+  if (!(unit_peak_tflops > 0) || !(tflops > unit_peak_tflops * kImpossibleSlack)) return {};
+  std::ostringstream m;
+  m.precision(3);
+  m << "physically impossible: " << tflops << " TFLOP/s is above the theoretical peak of the "
+    << ComputeUnitName(unit) << " (" << unit_peak_tflops
+    << " TFLOP/s); the op skips work, runs on other units, or the flop count is wrong";
+  return {true, m.str()};
+}
+
 }  // namespace kb::harness

@@ -88,6 +88,28 @@ TEST(Physics, AbovePeakFlopsIsImpossible) {
   EXPECT_TRUE(CheckPhysics(100, 2000, peak).impossible);
 }
 
+TEST(Physics, Fp32PeakIsLanesTimesTwoTimesBoostClock) {
+  const GpuClockFacts h200{9, 0, 132, 1980000};
+  EXPECT_NEAR(TheoreticalPeakTflops(ComputeUnit::kFp32CudaCores, h200), 66.9, 0.05);
+  const GpuClockFacts a100{8, 0, 108, 1410000};  // 64 lanes: 19.5 TFLOP/s
+  EXPECT_NEAR(TheoreticalPeakTflops(ComputeUnit::kFp32CudaCores, a100), 19.5, 0.05);
+  EXPECT_EQ(TheoreticalPeakTflops(ComputeUnit::kNone, h200), 0);
+  EXPECT_EQ(TheoreticalPeakTflops(ComputeUnit::kFp32CudaCores, GpuClockFacts{6, 0, 56, 1480000}),
+            0);  // not in the table: unknown, not a guess
+  EXPECT_EQ(TheoreticalPeakTflops(ComputeUnit::kFp32CudaCores, GpuClockFacts{9, 0, 132, 0}), 0);
+}
+
+TEST(Physics, AboveTheUnitsPeakIsImpossible) {
+  EXPECT_FALSE(CheckComputePeak(47, 66.9, ComputeUnit::kFp32CudaCores).impossible);
+  EXPECT_FALSE(CheckComputePeak(66.9 * kImpossibleSlack, 66.9, ComputeUnit::kFp32CudaCores)
+                   .impossible);
+  const PhysicsVerdict tf32 = CheckComputePeak(150, 66.9, ComputeUnit::kFp32CudaCores);
+  EXPECT_TRUE(tf32.impossible);
+  EXPECT_NE(tf32.message.find("fp32 CUDA cores (66.9 TFLOP/s)"), std::string::npos)
+      << tf32.message;
+  EXPECT_FALSE(CheckComputePeak(1e9, 0, ComputeUnit::kFp32CudaCores).impossible);
+}
+
 TEST(Physics, UnknownPeakChecksNothing) { EXPECT_FALSE(CheckPhysics(1e9, 1e9, Peak{}).impossible); }
 
 }  // namespace

@@ -93,6 +93,34 @@ TEST(BenchResults, ShowsWhatEachCaseWasCheckedAgainstAndTheCheckShare) {
   EXPECT_NE(BenchMarkdown(*table, "h").find("| reference |"), std::string::npos);
 }
 
+TEST(BenchResults, ComputeBoundCasesShowTheShareOfTheUnitsPeak) {
+  nlohmann::json doc = Document();
+  doc["cases"] = nlohmann::json::array({Case("8192x8192x8192 fp32", 23390, 34, 70.3, 0.92),
+                                        Case("1x4096x4096 fp32", 29, 2318, 54.8, 0.83)});
+  doc["cases"][0]["percent_of_compute_peak"] = 70.3;
+  doc["cases"][1]["percent_of_compute_peak"] = 1.7;  // the bandwidth share is the larger
+  for (auto& c : doc["cases"]) {
+    c["compute_unit"] = "fp32 CUDA cores";
+    c["compute_peak_tflops"] = 66.9;
+  }
+  auto table = ParseBenchDocument(doc);
+  ASSERT_TRUE(table.ok()) << table.error().message;
+  EXPECT_TRUE(table->rows[0].ComputeBound());
+  EXPECT_FALSE(table->rows[1].ComputeBound());
+  const std::string text = RenderBenchTable(*table);
+  EXPECT_NE(text.find("70.3% (compute)"), std::string::npos) << text;
+  EXPECT_NE(text.find("54.8% "), std::string::npos) << text;
+  EXPECT_EQ(text.find("54.8% (compute)"), std::string::npos) << text;
+  EXPECT_NE(text.find("% of peak (compute) = of the fp32 CUDA cores theoretical peak, 66.9 "
+                      "TFLOP/s"),
+            std::string::npos)
+      << text;
+  // A bandwidth-only run says nothing of compute.
+  auto plain = ParseBenchDocument(Document());
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(RenderBenchTable(*plain).find("(compute)"), std::string::npos);
+}
+
 TEST(BenchResults, NoValueCheckLineWithoutARunTime) {
   auto table = ParseBenchDocument(Document());
   ASSERT_TRUE(table.ok());

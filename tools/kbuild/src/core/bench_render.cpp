@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "core/text_table.h"
 
@@ -25,7 +26,8 @@ TableRow Cells(const BenchRow& r, const BenchTable& t) {
                   Fixed(r.median_us, 2),
                   Fixed(r.p10_us, 2) + "-" + Fixed(r.p90_us, 2),
                   OrDash(r.gbps, Fixed(r.gbps, 0)),
-                  OrDash(r.percent_of_peak, Fixed(r.percent_of_peak, 1) + "%"),
+                  OrDash(r.percent_of_peak, Fixed(r.percent_of_peak, 1) + "%" +
+                                                (r.ComputeBound() ? " (compute)" : "")),
                   OrDash(r.tflops, Fixed(r.tflops, 2))};
   for (const auto& b : t.baselines) row.push_back(SpeedupCell(r.Baseline(b)));
   if (t.ShowsBest()) {
@@ -131,6 +133,14 @@ std::string RenderBenchTable(const BenchTable& t) {
   if (t.peak_gbps > 0) {
     out += fmt::format("100% = {:.0f} GB/s measured copy bandwidth ({})\n", t.peak_gbps,
                        t.peak_source);
+  }
+  std::set<std::string> units;  // one line per compute unit the benchmarks declared
+  for (const auto& r : t.rows) {
+    if (r.compute_peak_tflops <= 0 || !units.insert(r.compute_unit).second) continue;
+    out += fmt::format(
+        "% of peak (compute) = of the {} theoretical peak, {:.1f} TFLOP/s (SMs x FMA lanes x 2 "
+        "x boost clock), where that share is the larger\n",
+        r.compute_unit, r.compute_peak_tflops);
   }
   for (bool impossible : {true, false}) {
     for (const auto& r : t.rows) {

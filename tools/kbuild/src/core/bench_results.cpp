@@ -26,6 +26,9 @@ BenchRow ParseRow(const nlohmann::json& c) {
   r.p90_us = NumberOr(time, "p90");
   r.gbps = NumberOr(c, "gbps");
   r.percent_of_peak = NumberOr(c, "percent_of_peak");
+  r.percent_of_compute_peak = NumberOr(c, "percent_of_compute_peak");
+  r.compute_unit = StringOr(c, "compute_unit");
+  r.compute_peak_tflops = NumberOr(c, "compute_peak_tflops");
   r.tflops = NumberOr(c, "tflops");
   r.host_us_per_call = NumberOr(c, "host_us_per_call");
   for (const auto& b : ArrayAt(c, "baselines")) {

@@ -29,7 +29,10 @@ struct BenchRow {
   bool correctness_only = false;
   double median_us = 0, p10_us = 0, p90_us = 0;
   double gbps = 0;
-  double percent_of_peak = 0;   // 0 = peak unknown
+  double percent_of_peak = 0;   // of the case's roof (the larger share below); 0 = unknown
+  double percent_of_compute_peak = 0;  // 0 = no compute unit declared or peak unknown
+  std::string compute_unit;            // "fp32 CUDA cores"; "" = judged by bandwidth alone
+  double compute_peak_tflops = 0;
   double tflops = 0;            // 0 = no flop formula
   double host_us_per_call = 0;  // our op's host time per call; 0 = not measured
   std::vector<BaselineCell> baselines;
@@ -43,6 +46,10 @@ struct BenchRow {
 
   std::string Key() const { return benchmark + "/" + case_name; }
   bool failed() const { return !problems.empty(); }
+  // The compute roof is the nearer one: "% of peak" is the share of the unit's peak.
+  bool ComputeBound() const {
+    return percent_of_compute_peak > 0 && percent_of_compute_peak >= percent_of_peak;
+  }
   std::string Verdict() const;  // "ok", "ok (correctness only)", "FAIL", "IMPOSSIBLE"
   const BaselineCell* Baseline(const std::string& name) const;  // null when absent
   // The speedup vs baseline `name` when it was timed without a problem, else 0.

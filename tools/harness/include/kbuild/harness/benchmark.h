@@ -30,6 +30,7 @@
 #include "kbuild/harness/arg_factory.h"
 #include "kbuild/harness/case.h"
 #include "kbuild/harness/dispatch.h"
+#include "kbuild/harness/physics.h"
 #include "kbuild/harness/results.h"
 
 namespace kb::harness {
@@ -50,6 +51,10 @@ struct BenchSpec {
   std::function<Args(ArgFactory&)> make_args;
   std::function<double(const Case&)> bytes;  // bytes the op must move: explicit formula
   std::function<double(const Case&)> flops;  // optional
+  // With flops: the units they run on. A case's "% of peak" is then the larger of
+  // its share of the copy bandwidth and its share of this unit's theoretical
+  // peak (physics.h), and a case above that peak fails as impossible.
+  ComputeUnit compute_unit = ComputeUnit::kNone;
   std::vector<Baseline> baselines;
   // What the op's values are checked against, before and after timing: as
   // OpSpec::reference, but the float64 copies stay on the GPU. Without it the

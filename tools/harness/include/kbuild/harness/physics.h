@@ -38,4 +38,28 @@ struct PhysicsVerdict {
 // gbps/tflops of 0 are not checked; a peak of 0 (unknown) checks nothing.
 PhysicsVerdict CheckPhysics(double gbps, double tflops, const Peak& peak);
 
+// The units a benchmark's flops run on: the roof a compute-bound case's "% of
+// peak" is measured against (BenchSpec::compute_unit).
+enum class ComputeUnit {
+  kNone,           // the op is judged by bandwidth alone
+  kFp32CudaCores,  // fp32 FMAs on the CUDA cores (no tensor cores, no TF32)
+};
+const char* ComputeUnitName(ComputeUnit unit);  // "fp32 CUDA cores"
+
+struct GpuClockFacts {
+  int major = 0, minor = 0;  // compute capability
+  int sm_count = 0;
+  double clock_khz = 0;  // the SM boost clock (cudaDevAttrClockRate)
+};
+
+// Theoretical peak of `unit` in TFLOP/s: SMs x FMA lanes per SM x 2 flops x the
+// boost clock (H200: 132 x 128 x 2 x 1.98 GHz = 66.9). 0 when the unit is kNone or
+// the architecture is not in the table (then no compute "% of peak" is shown).
+double TheoreticalPeakTflops(ComputeUnit unit, const GpuClockFacts& gpu);
+
+// A case above its unit's theoretical peak (with kImpossibleSlack) did less
+// work than its flop formula says, or ran on other units (TF32 tensor cores
+// for an fp32 op). A peak of 0 checks nothing.
+PhysicsVerdict CheckComputePeak(double tflops, double unit_peak_tflops, ComputeUnit unit);
+
 }  // namespace kb::harness

@@ -80,8 +80,13 @@ struct BenchRecord {
   Summary time_us;
   double host_us_per_call = 0;  // the op's host time to enqueue one call (timing.h)
   double gbps = 0;
-  double percent_of_peak = 0;  // of the measured copy bandwidth; 0 = unknown
+  // The larger of the two shares below: how close the case is to its roof; 0 = unknown.
+  double percent_of_peak = 0;
+  double percent_of_bandwidth = 0;     // of the measured copy bandwidth; 0 = unknown
+  double percent_of_compute_peak = 0;  // of compute_peak_tflops; 0 = no unit or no flops
   double tflops = 0;
+  std::string compute_unit;        // BenchSpec::compute_unit's name; "" = none
+  double compute_peak_tflops = 0;  // its theoretical peak on this GPU; 0 = unknown
   double host_over_event = 0;  // host-clock / event time of the consistency run
   double launch_floor_us = 0;  // graph mode: an empty kernel timed the same way; 0 = not measured
   // The value check (before and after timing): what the outputs were compared

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "kbuild/harness/physics.h"
+
 namespace kb::harness {
 
 // Enqueues one call of the op (or a baseline) using input set `set`.
@@ -59,5 +61,9 @@ std::string DeviceName();
 // Device-to-device cudaMemcpy bandwidth (read + write counted), median of
 // 20 copies of 1 GiB: the 100% line when kbuild passed no measurement.
 double MeasureCopyBandwidthGbps();
+
+// The current device's compute capability, SM count and boost clock, for
+// TheoreticalPeakTflops (physics.h); zeros when the query fails.
+GpuClockFacts CurrentGpuClockFacts();
 
 }  // namespace kb::harness
