@@ -42,9 +42,10 @@
 # "rope=Rope.Tiny*") runs only those tests of a template; GPU_RUN_BENCH_TEMPLATES (names) limits
 # which templates are benchmarked; GPU_RUN_PROFILE=1 adds `kbuild profile` of the rmsnorm
 # template and of the deliberately slow copy in tools/harness/bad_kernels. GPU_RUN_TUNE
-# ("template:budget ...", e.g. "rmsnorm:24 gemm_fp32:48") runs `kbuild tune` on a fresh project of
-# each (its shipped kbuild.toml space; GPU_RUN_TUNE_TIME seconds each, default 480, after which no
-# new variant starts) and keeps its summary, heatmap, dispatch header and history.
+# ("template:budget[:seconds] ...", e.g. "rmsnorm:24 gemm_fp32:48:560") runs `kbuild tune` on a
+# fresh project of each (its shipped kbuild.toml space; the entry's seconds, else
+# GPU_RUN_TUNE_TIME, default 480, after which no new variant starts: about 10-12 s of GPU a
+# variant on the H200) and keeps its summary, heatmap, dispatch header and history.
 # GPU_RUN_OPTIMIZE (scripted, builtin, or 1 for both) runs kbuild optimize's acceptance
 # (tools/optimize_acceptance/run.sh) and keeps its histories, summaries and check in
 # logs/optimize/. With GPU_RUN_TEMPLATES=none GPU_RUN_SELFTESTS=0 in --trust mode only kbuild's
@@ -241,11 +242,12 @@ fi
 # kbuild tune on fresh template projects: every variant built on the CPUs, benchmarked on the
 # GPU, the best one fully tested (kbuild tune --help).
 for entry in ${GPU_RUN_TUNE:-}; do
-  t="${entry%%:*}" budget="${entry#*:}" proj="$WORK/tune-$t"
+  IFS=: read -r t budget seconds <<< "$entry"
+  seconds="${seconds:-${GPU_RUN_TUNE_TIME:-480}}" proj="$WORK/tune-$t"
   [[ $DRY == 0 ]] && rm -rf "$proj"
-  step "$t: kbuild tune --budget $budget" "tune-$t.log" bash -c "kbuild init '${t//_/-}-tune' \
-    --template '$t' --dir '$proj' && kbuild -C '$proj' tune --strategy random --seed 1 \
-    --budget '$budget' --build-jobs 12 --full-tests 1 --time '${GPU_RUN_TUNE_TIME:-480}'"
+  step "$t: kbuild tune --budget $budget --time $seconds" "tune-$t.log" bash -c "kbuild init \
+    '${t//_/-}-tune' --template '$t' --dir '$proj' && kbuild -C '$proj' tune --strategy random \
+    --seed 1 --budget '$budget' --build-jobs 12 --full-tests 1 --time '$seconds'"
   if [[ $DRY == 0 ]]; then
     mkdir -p "$OUT/tune-$t"
     for f in summary.md heatmap.svg tuned_config.h history.jsonl; do

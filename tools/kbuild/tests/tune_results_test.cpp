@@ -15,6 +15,7 @@ TuneEvaluation Done(const std::string& id, std::vector<TuneCaseTime> cases) {
   e.stage = TuneStage::kDone;
   e.tests = TuneTests::kFull;
   e.build_seconds = 12.5;
+  e.gpu_seconds = 9.75;
   e.cases = std::move(cases);
   return e;
 }
@@ -182,6 +183,7 @@ TEST(TuneHistory, RoundTripKeepsEveryField) {
   EXPECT_EQ(a.stage, TuneStage::kDone);
   EXPECT_EQ(a.spill_bytes, 8);
   EXPECT_DOUBLE_EQ(a.build_seconds, 12.5);
+  EXPECT_DOUBLE_EQ(a.gpu_seconds, 9.75);
   ASSERT_EQ(a.cases.size(), 2u);
   EXPECT_EQ(a.cases[1].name, "op/large");
   EXPECT_DOUBLE_EQ(a.cases[1].median_us, 100.5);
@@ -206,6 +208,7 @@ TEST(TuneHistory, TestsAreRecordedAndOlderLinesReadAsFullyTested) {
   auto old = ReadHistory(fs, "/r/old.jsonl");
   ASSERT_TRUE(old.ok()) << old.error().message;
   EXPECT_EQ(old->evaluations.at(0).tests, TuneTests::kFull);
+  EXPECT_EQ(old->evaluations.at(0).gpu_seconds, 0) << "older lines have no gpu_seconds";
   auto now = ReadHistory(fs, "/r/history.jsonl");
   ASSERT_TRUE(now.ok());
   EXPECT_EQ(now->evaluations.at(0).tests, TuneTests::kFiltered);

@@ -107,3 +107,11 @@ def test_trust_runs_every_template_the_wrong_kernels_and_the_wheel_only():
     assert "bench worker tests (pytest, GPU)" in s
     assert not any("sweep" in step or "small cases" in step or "peer" in step for step in s)
     assert "harness self-test (wrong kernels, plain CMake)" not in s
+
+
+def test_tune_entries_take_their_own_seconds_else_the_shared_time():
+    s = steps_env({"GPU_RUN_TEMPLATES": "none", "GPU_RUN_SELFTESTS": "0",
+                   "GPU_RUN_TUNE": "gemm_fp32:48:560 rmsnorm:24", "GPU_RUN_TUNE_TIME": "300"},
+                  "--trust")
+    assert "gemm_fp32: kbuild tune --budget 48 --time 560" in s
+    assert "rmsnorm: kbuild tune --budget 24 --time 300" in s

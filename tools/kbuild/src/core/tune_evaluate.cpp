@@ -198,10 +198,9 @@ class Evaluator {
     if (!setup_.full_tests && setup_.test_filter.empty()) return true;
     std::vector<std::string> extra = {"--json"};
     if (!setup_.full_tests) extra.insert(extra.end(), {"--filter", setup_.test_filter});
-    if (!Step("test", RunChild(job.copy, "test", job.variant, extra), job.variant,
-              TuneStage::kTestFailed, e, child, judged)) {
-      return false;
-    }
+    const TimedRun run = RunChild(job.copy, "test", job.variant, extra);
+    e.gpu_seconds += run.seconds;
+    if (!Step("test", run, job.variant, TuneStage::kTestFailed, e, child, judged)) return false;
     e.tests = setup_.full_tests ? TuneTests::kFull : TuneTests::kFiltered;
     *tests_passed = TestsPassed(child.document);
     return true;
@@ -262,8 +261,9 @@ class Evaluator {
       } else if (Tests(job, e, child, judged, &tests_passed)) {
         std::vector<std::string> bench = {"--no-baselines", "--json"};
         if (!setup_.filter.empty()) bench.insert(bench.end(), {"--filter", setup_.filter});
-        if (Step("bench", RunChild(job.copy, "bench", job.variant, bench), job.variant,
-                 TuneStage::kBenchFailed, e, child, judged)) {
+        const TimedRun run = RunChild(job.copy, "bench", job.variant, bench);
+        e.gpu_seconds += run.seconds;
+        if (Step("bench", run, job.variant, TuneStage::kBenchFailed, e, child, judged)) {
           e.stage = TuneStage::kDone;
           e.cases = PerformanceCases(child.document);
           judged.recorded = true;

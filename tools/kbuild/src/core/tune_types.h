@@ -53,6 +53,7 @@ struct TuneEvaluation {
   TuneTests tests = TuneTests::kNone;
   int spill_bytes = 0;
   double build_seconds = 0;
+  double gpu_seconds = 0;  // the GPU steps' wall time: filtered (or full) tests and bench
   std::vector<TuneCaseTime> cases;  // performance cases only (kDone)
 };
 
