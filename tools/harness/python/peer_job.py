@@ -52,6 +52,9 @@ class Job:
     iterations: int
     peak_gbps: float  # 0 when unknown: no impossible check
     cases: tuple
+    # False when `kbuild bench --iters` asked for exactly `iterations`; else long calls are timed
+    # fewer times (peer_timing.iterations_within_budget). Absent: True.
+    cap_long_calls: bool = True
 
 
 KIND_NAMES = {bool: "true or false", int: "an integer", str: "a string", list: "a list",
@@ -129,7 +132,8 @@ def parse_job(doc, where="job"):
                _field(doc, "graph", bool, where), _count(doc, "warmup", where, 0, MAX_ITERATIONS),
                _count(doc, "iterations", where, 1, MAX_ITERATIONS),
                _number(doc, "peak_gbps", where),
-               tuple(_case(c, f"{where}.cases[{i}]") for i, c in enumerate(cases)))
+               tuple(_case(c, f"{where}.cases[{i}]") for i, c in enumerate(cases)),
+               _field(doc, "cap_long_calls", bool, where) if "cap_long_calls" in doc else True)
 
 
 def read_job(path):

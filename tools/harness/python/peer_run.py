@@ -85,7 +85,7 @@ class CaseRun:
                 return make_result(f"make_inputs raised: {describe_exception(e)}", 0.0, None,
                                    0.0, 0.0)
             timing = self.timer(lambda i: call(*sets[i]), len(sets), job.warmup,
-                                job.iterations, job.graph)
+                                job.iterations, job.graph, job.cap_long_calls)
         return make_result(check.problem, check.max_abs_error, timing, case.bytes, job.peak_gbps)
 
 

@@ -35,6 +35,21 @@ PILOT_SPIN_US_PER_CALL = 100.0  # host_ahead.h kPilotSpinUsPerCall
 ITERATIONS_PER_SPIN = 32
 # host_ahead.h kChunkAttempts: a chunk with a late call is timed again behind a spin twice as long.
 CHUNK_ATTEMPTS = 3
+# host_ahead.h kTimedBudgetUs, kMinCappedIterations: long calls are timed fewer times.
+TIMED_BUDGET_US = 1_000_000.0
+MIN_CAPPED_ITERATIONS = 20
+
+
+def iterations_within_budget(requested, warmup_us_per_call):
+    """host_ahead.h IterationsWithinBudget: `requested`, cut so the timed calls take about
+    TIMED_BUDGET_US of GPU time by the warm-up's time per call (0: no cut), at least
+    MIN_CAPPED_ITERATIONS unless fewer were requested."""
+    if not warmup_us_per_call > 0:
+        return requested
+    fitting = math.floor(TIMED_BUDGET_US / warmup_us_per_call)
+    if fitting >= requested:
+        return requested
+    return min(requested, max(MIN_CAPPED_ITERATIONS, fitting))
 
 
 @dataclass
@@ -200,12 +215,18 @@ def _consistency_problem(call, sets, iterations):
             "torch.cuda.current_stream())")
 
 
-def time_calls(call, input_sets=1, warmup=10, iterations=100, graph=False):
+def time_calls(call, input_sets=1, warmup=10, iterations=100, graph=False, cap_long_calls=False):
     """Times call(set_index) on the current CUDA device; never raises for the callable's own
-    errors: they become the Timing's problem."""
+    errors: they become the Timing's problem. With cap_long_calls (eager only) the warm-up is
+    timed by an event pair and long calls are timed fewer times, as timing.cpp does."""
     try:
+        start, stop = events(2)
+        start.record()
         _bare_calls(call, input_sets, warmup)
+        stop.record()
         torch.cuda.synchronize()
+        if cap_long_calls and not graph and warmup > 0:
+            iterations = iterations_within_budget(iterations, elapsed_us(start, stop) / warmup)
         if graph:
             samples, problem = _time_graph(call, input_sets, iterations)
             host_per_call = _pilot_us_per_call(_bare_range(call, input_sets), iterations)

@@ -123,3 +123,10 @@ def test_read_job_refuses_a_folder_a_huge_file_and_bad_json(tmp_path, monkeypatc
     monkeypatch.setattr(peer_job, "MAX_JOB_BYTES", 100)
     with pytest.raises(JobError, match="larger than 100 bytes"):
         read_job(str(big))
+
+
+def test_cap_long_calls_is_optional_and_must_be_a_bool():
+    assert parse_job(copy.deepcopy(GOOD)).cap_long_calls is True
+    assert parse_job(with_change(["cap_long_calls"], False)).cap_long_calls is False
+    with pytest.raises(JobError, match="cap_long_calls"):
+        parse_job(with_change(["cap_long_calls"], "no"))

@@ -87,7 +87,7 @@ class FakeTimer:
     def __init__(self, medians):
         self.medians, self.calls = list(medians), []
 
-    def __call__(self, call, input_sets, warmup, iterations, graph):
+    def __call__(self, call, input_sets, warmup, iterations, graph, cap_long_calls):
         self.calls.append((input_sets, warmup, iterations, graph))
         for i in range(input_sets):
             call(i)
@@ -168,7 +168,7 @@ def test_cases_without_an_entry_are_left_out_with_one_problem(entries):
 
 
 def test_a_peer_raising_while_timed_fails_that_case_only(entries):
-    def timer(call, input_sets, warmup, iterations, graph):
+    def timer(call, input_sets, warmup, iterations, graph, cap_long_calls):
         seen.append(1)  # ours, the first peer (raises), ours again
         return Timing(problem="raised: RuntimeError: boom") if len(seen) == 2 else \
             summarize([10.0])
@@ -289,6 +289,14 @@ def test_a_busy_gpu_keeps_a_host_ahead_that_enqueues_past_the_spin():
 def test_a_retried_chunk_spins_twice_as_long_each_attempt_up_to_the_cap():
     assert [peer_timing.retry_lead_us(846.3, k) for k in range(3)] == [846.3, 1692.6, 3385.2]
     assert peer_timing.retry_lead_us(300_000.0, 1) == peer_timing.SPIN_CAP_US
+
+
+def test_long_calls_are_timed_fewer_times_as_host_ahead_h_cuts_them():
+    # The same cases as host_ahead_test.cpp's LongCallsAreTimedFewerTimesWithinTheBudget.
+    cut = peer_timing.iterations_within_budget
+    assert (cut(100, 40), cut(100, 10_000), cut(100, 23_390)) == (100, 100, 42)
+    assert cut(100, 500_000) == peer_timing.MIN_CAPPED_ITERATIONS
+    assert (cut(5, 500_000), cut(100, 0)) == (5, 100)
 
 
 def test_a_call_enqueued_after_the_gpu_reached_it_is_refused():

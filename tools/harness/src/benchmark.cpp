@@ -96,6 +96,9 @@ int WarmupCount(const BenchSpec& spec) { return CountFromEnv("KBUILD_BENCH_WARMU
 int IterationCount(const BenchSpec& spec) {
   return CountFromEnv("KBUILD_BENCH_ITERS", spec.iterations);
 }
+// `kbuild bench --iters N` asks for exactly N samples; otherwise long calls are
+// timed fewer times (IterationsWithinBudget).
+bool CapLongCalls() { return !ProcessEnvironment()("KBUILD_BENCH_ITERS"); }
 
 // TimeLaunches, with an exception thrown while timing (a launch failing
 // inside graph capture) turned into the timing's error.
@@ -120,7 +123,7 @@ Timed TimeOne(const std::string& what, const std::function<void(const Args&)>& c
               const std::vector<Args>& sets, const BenchSpec& spec, bool graph,
               BenchRecord* record) {
   TimingOptions options{WarmupCount(spec), IterationCount(spec), static_cast<int>(sets.size()),
-                        graph};
+                        graph, CapLongCalls()};
   const Timing timing = TimeOrError([&](int set) { call(sets[set]); }, options);
   if (!timing.error.empty()) {
     record->problems.push_back(what + ": " + timing.error);

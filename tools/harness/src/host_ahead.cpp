@@ -36,4 +36,11 @@ std::string HostFellBehindProblem(const std::vector<double>& call_enqueued_us,
   return text;
 }
 
+int IterationsWithinBudget(int requested, double warmup_us_per_call) {
+  if (!(warmup_us_per_call > 0)) return requested;
+  const double fitting = std::floor(kTimedBudgetUs / warmup_us_per_call);
+  if (fitting >= requested) return requested;
+  return std::min(requested, std::max(kMinCappedIterations, static_cast<int>(fitting)));
+}
+
 }  // namespace kb::harness

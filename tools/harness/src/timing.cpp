@@ -230,18 +230,25 @@ Timing TimeLaunches(const Launch& launch, const TimingOptions& options) {
                   ")\nhint: set BenchSpec::iterations to a positive count");
   }
   cudaStream_t stream = c10::cuda::getCurrentCUDAStream().stream();
+  Events warmup_events(2);
+  cudaEventRecord(warmup_events[0], stream);
   for (int i = 0; i < options.warmup; ++i) launch(i % options.input_sets);
+  cudaEventRecord(warmup_events[1], stream);
   if (std::string error = CudaErrorText(cudaDeviceSynchronize()); !error.empty())
     return Failed(error);
+  TimingOptions timed = options;
+  if (options.cap_long_calls && !options.graph && options.warmup > 0) {
+    timed.iterations = IterationsWithinBudget(
+        options.iterations, warmup_events.ElapsedUs(0, 1) / options.warmup);
+  }
   Timing timing;
   try {
-    timing =
-        options.graph ? TimeGraph(launch, options, stream) : TimeEager(launch, options, stream);
+    timing = timed.graph ? TimeGraph(launch, timed, stream) : TimeEager(launch, timed, stream);
   } catch (const std::exception& e) {
     return Failed(std::string("launch failed while timing: ") + e.what());
   }
   if (timing.error.empty())
-    TimeConsistency(launch, options.iterations, options.input_sets, stream, &timing);
+    TimeConsistency(launch, timed.iterations, timed.input_sets, stream, &timing);
   return timing;
 }
 

@@ -60,6 +60,15 @@ TEST(HostAhead, ACallEnqueuedAfterTheGpuReachedItIsRefused) {
             "allocating) or one that enqueues more than 28 GPU operations (a stream holds 1021)");
 }
 
+TEST(HostAhead, LongCallsAreTimedFewerTimesWithinTheBudget) {
+  EXPECT_EQ(IterationsWithinBudget(100, 40), 100);          // a 40 us kernel: all 100
+  EXPECT_EQ(IterationsWithinBudget(100, 10'000), 100);      // 10 ms: 100 fit the second
+  EXPECT_EQ(IterationsWithinBudget(100, 23'390), 42);       // 8192^3 fp32 GEMM
+  EXPECT_EQ(IterationsWithinBudget(100, 500'000), kMinCappedIterations);
+  EXPECT_EQ(IterationsWithinBudget(5, 500'000), 5) << "never more than requested";
+  EXPECT_EQ(IterationsWithinBudget(100, 0), 100) << "no warm-up time: no cut";
+}
+
 TEST(HostAhead, NoCallsIsFine) { EXPECT_EQ(HostFellBehindProblem({}, {}, 50), ""); }
 
 }  // namespace

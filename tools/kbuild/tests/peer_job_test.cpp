@@ -40,7 +40,8 @@ TEST(PeerJob, CarriesTheRunSettingsAndEachTimedCase) {
               "peers_file": "/p/benchmarks/peers.py",
               "project_library": "/p/build/cmake/_my_norm_1a2b.so",
               "namespace": "_my_norm_1a2b",
-              "graph": false, "warmup": 10, "iterations": 100, "peak_gbps": 4273.0,
+              "graph": false, "warmup": 10, "iterations": 100, "cap_long_calls": true,
+              "peak_gbps": 4273.0,
               "cases": [{"benchmark": "rms_norm", "case": "2048x4096 bf16",
                          "shape": [2048, 4096], "dtype": "bf16", "bytes": 33562624.0,
                          "atol": 0.0625, "rtol": 0.0625, "correctness_only": false}]})"));
@@ -64,6 +65,7 @@ TEST(PeerJob, AskedLaunchCountsAndGraphModeWin) {
   EXPECT_EQ(job.document["graph"], true);
   EXPECT_EQ(job.document["warmup"], 3);
   EXPECT_EQ(job.document["iterations"], 500);
+  EXPECT_EQ(job.document["cap_long_calls"], false) << "--iters: exactly 500, as the binary";
 }
 
 TEST(PeerJob, UnaskedLaunchCountsAreWhatTheHarnessRan) {

@@ -201,7 +201,9 @@ void AddBenchCommand(CLI::App& app, const GlobalOptions& global, Invocation& inv
                 "Time launches captured in a CUDA graph (for launch-bound shapes)");
   sub->add_option("--warmup", flags->warmup, "Warm-up launches per case (harness default: 10)")
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--iters", flags->iters, "Timed launches per case (harness default: 100)")
+  sub->add_option("--iters", flags->iters,
+                  "Timed launches per case, exactly (harness default: 100, fewer for calls over 10 "
+                  "ms: about 1 s of GPU time, at least 20)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--timeout", flags->timeout,
                   "Seconds the whole benchmark run may take before it is killed (default: 600)")

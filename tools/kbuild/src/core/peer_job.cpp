@@ -98,6 +98,8 @@ PeerJob MakePeerJob(const nlohmann::json& harness_doc, const PeerJobSettings& s)
                   {"graph", s.graph},
                   {"warmup", LaunchCount(s.warmup, timed, "warmup", 10)},
                   {"iterations", LaunchCount(s.iterations, timed, "iterations", 100)},
+                  // As the benchmark binary: --iters asks for exactly that many samples.
+                  {"cap_long_calls", !s.iterations.has_value()},
                   {"peak_gbps", s.peak_gbps},
                   {"cases", cases}};
   return job;

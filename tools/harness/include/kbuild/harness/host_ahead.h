@@ -55,6 +55,18 @@ double RetryLeadUs(double lead_us, int attempt);
 // Spin before the pilot's `calls`: calls x kPilotSpinUsPerCall, at most kMaxLeadUs.
 double PilotSpinUs(int calls);
 
+// Long calls are timed fewer times: about kTimedBudgetUs of GPU time in all, at
+// least kMinCappedIterations (an 8192^3 fp32 GEMM of 23 ms: 43 samples, not 100;
+// the median of 43 such samples moves by well under 1%). Calls under 10 ms keep
+// the requested count.
+inline constexpr double kTimedBudgetUs = 1'000'000;
+inline constexpr int kMinCappedIterations = 20;
+
+// The iterations to time: `requested`, cut to the budget by the warm-up's GPU
+// time per call (0 = unknown: no cut), never below kMinCappedIterations unless
+// fewer were requested.
+int IterationsWithinBudget(int requested, double warmup_us_per_call);
+
 // "" when every call of a chunk was enqueued before the GPU reached it:
 // call_enqueued_us[i] (host time from just before the chunk's spin was
 // enqueued to the return of call i) <= gpu_reached_us[i] (GPU time from the

@@ -21,6 +21,9 @@ struct TimingOptions {
   int iterations = 100;
   int input_sets = 1;  // launches rotate over the sets
   bool graph = false;  // capture `iterations` launches in a CUDA graph, time replays
+  // Eager mode: time fewer than `iterations` calls when the warm-up shows them
+  // long (IterationsWithinBudget, host_ahead.h); the consistency run takes as many.
+  bool cap_long_calls = false;
 };
 
 struct Timing {
@@ -51,7 +54,8 @@ bool WorkOutsideTimedStream(const Timing& timing);
 // kIterationsPerSpin, each enqueued behind a spin of LeadUs() before it ends
 // (else Timing::error says the host fell behind). Graph mode: no flush;
 // launches rotate over the input sets, which the caller sizes beyond 2x L2.
-// Then the consistency run.
+// Then the consistency run. With cap_long_calls the warm-up is timed by an
+// event pair and long calls are timed fewer times (samples_us.size() says how many).
 Timing TimeLaunches(const Launch& launch, const TimingOptions& options);
 
 // L2 size of the current device, from cudaDevAttrL2CacheSize.
