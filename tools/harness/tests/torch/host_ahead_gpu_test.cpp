@@ -102,6 +102,27 @@ TEST_F(HostAheadOnGpu, HostDispatchCostIsNotTimedButReported) {
   }
 }
 
+TEST_F(HostAheadOnGpu, LongCallsAreTimedFewerTimesOnlyWhenAskedTo) {
+  // 60 ms calls: 100 would take 6 s, the budget of 1 s fits 16, so 20 (the floor).
+  constexpr std::uint64_t kLongNs = 60'000'000;
+  int calls = 0;
+  const Launch long_call = [&](int) {
+    ++calls;
+    std::string error;
+    ASSERT_EQ(LaunchSpinKernel(CurrentStream(), kLongNs, &error), cudaSuccess) << error;
+  };
+  const Timing capped =
+      TimeLaunches(long_call, {.warmup = 2, .iterations = 100, .cap_long_calls = true});
+  ASSERT_EQ(capped.error, "");
+  EXPECT_EQ(capped.samples_us.size(), static_cast<std::size_t>(kMinCappedIterations));
+  EXPECT_GE(Summarize(capped.samples_us).median, kLongNs / 1000.0);
+  // Warm-up, the pilot's timed and bare calls, the timed loop, the consistency run.
+  EXPECT_EQ(calls, 2 + 2 * kMinCappedIterations + 2 * kMinCappedIterations);
+  const Timing exact = TimeLaunches(long_call, {.warmup = 1, .iterations = 25});
+  ASSERT_EQ(exact.error, "");
+  EXPECT_EQ(exact.samples_us.size(), 25u) << "without cap_long_calls the count is exact";
+}
+
 TEST_F(HostAheadOnGpu, HostSlowingDownAfterThePilotIsRefused) {
   constexpr TimingOptions kOptions{.warmup = 3, .iterations = 50};
   // Warm-up and the pilot (one chunk of timed iterations, one of bare calls)
