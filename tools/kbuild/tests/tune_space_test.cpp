@@ -354,5 +354,29 @@ TEST(TuneSpace, EvolveFallsBackToRandomWhenTheNeighbourhoodIsSpent) {
   EXPECT_FALSE(Ids(children).contains(best.id));
 }
 
+TEST(TuneSpace, RepeatMoveStepsAgainTheSameWayOrNotAtAll) {
+  auto space = ParseTuneSpace(WithParams("LANES = [1, 4, 16, 32]\nVEC = [1, 4, 8]\n",
+                                         "constraints = [\"LANES * VEC <= 128\"]\n"),
+                              "kbuild.toml");
+  ASSERT_TRUE(space.ok()) << space.error().Located();
+  const auto point = [](const char* lanes, const char* vec) {
+    return Variant({{"LANES", lanes}, {"VEC", vec}});
+  };
+  const auto again = [&](const TuneVariant& from, const TuneVariant& to) {
+    const auto v = RepeatMove(*space, from, to, {});
+    return v ? v->values[0].second + "," + v->values[1].second : std::string("none");
+  };
+  EXPECT_EQ(again(point("1", "1"), point("4", "1")), "16,1");        // one place up
+  EXPECT_EQ(again(point("1", "1"), point("4", "4")), "16,8");        // both, diagonally
+  EXPECT_EQ(again(point("4", "1"), point("16", "4")), "none");       // 32 x 8 breaks the constraint
+  EXPECT_EQ(again(point("32", "4"), point("16", "4")), "4,4");       // down too
+  EXPECT_EQ(again(point("1", "1"), point("16", "1")), "none");       // two places: off the list
+  EXPECT_EQ(again(point("4", "1"), point("1", "1")), "none");        // below the first value
+  EXPECT_EQ(again(point("4", "1"), point("4", "1")), "none");        // nothing moved
+  EXPECT_EQ(again(Variant({{"B", "1"}}), point("4", "1")), "none");  // not a point
+  EXPECT_FALSE(RepeatMove(*space, point("1", "1"), point("4", "1"), {point("16", "1").id}))
+      << "an excluded point is not proposed";
+}
+
 }  // namespace
 }  // namespace kb

@@ -275,6 +275,20 @@ std::string BuiltinNothingToDo(const TuneSpace& space, const std::vector<Candida
          "`for (int i = 0; i < K; ++i)` loop without #pragma unroll)";
 }
 
+std::optional<TuneVariant> BuiltinProposer::ImprovingMoveAgain(const ProposalRequest& r) const {
+  const Attempt* parent = r.parent;
+  const Attempt* grandparent = r.grandparent;
+  if (r.failure != nullptr || parent == nullptr || grandparent == nullptr ||
+      parent->verdict != AttemptVerdict::kOk || grandparent->verdict != AttemptVerdict::kOk ||
+      !(parent->score > grandparent->score)) {
+    return std::nullopt;
+  }
+  TuneVariant from, to;
+  from.values = grandparent->candidate.defines;
+  to.values = parent->candidate.defines;
+  return RepeatMove(space_, from, to, r.tried);
+}
+
 Expected<std::set<std::string>> BuiltinProposer::TriedTransforms(const ProposalRequest& r) const {
   std::set<std::string> tried = proposed_;
   if (r.attempt_dir.empty()) return tried;
@@ -294,8 +308,13 @@ Expected<Proposal> BuiltinProposer::Propose(const ProposalRequest& r) {
   TuneVariant parent;
   parent.values = r.planned.defines;
   parent.id = VariantId(parent);
-  const auto next = space_.params.empty() ? std::vector<TuneVariant>{}
-                                          : EvolveVariants(space_, {parent}, 1, seed, r.tried);
+  std::vector<TuneVariant> next;
+  const std::optional<TuneVariant> again = ImprovingMoveAgain(r);
+  if (again) {
+    next.push_back(*again);
+  } else if (!space_.params.empty()) {
+    next = EvolveVariants(space_, {parent}, 1, seed, r.tried);
+  }
   auto tried = TriedTransforms(r);
   if (!tried) return tried.error();
   std::vector<TransformSite> sites;
@@ -314,7 +333,8 @@ Expected<Proposal> BuiltinProposer::Propose(const ProposalRequest& r) {
   // transforms over the run instead of on its first attempts, and leaves
   // most attempts to the space; when one kind runs out the other takes all.
   const uint64_t roll = SplitMix(seed);
-  if (!sites.empty() && (next.empty() || roll % 3 == 0)) {
+  // An improving direction is the best lead there is: followed before any transform.
+  if (!sites.empty() && (next.empty() || (!again && roll % 3 == 0))) {
     const TransformSite& site = sites[SplitMix(roll) % sites.size()];
     const auto source = std::find_if(r.best.begin(), r.best.end(), [&](const CandidateFile& f) {
       return f.relative == site.file;
@@ -334,7 +354,7 @@ Expected<Proposal> BuiltinProposer::Propose(const ProposalRequest& r) {
       moved += (moved.empty() ? "" : " ") + name + "=" + value;
     }
   }
-  c.summary = "set " + moved;
+  c.summary = "set " + moved + (again ? " (the improving move again)" : "");
   p.candidate = std::move(c);
   return p;
 }

@@ -56,12 +56,13 @@ struct ProposerTask {
 struct ProposalRequest {
   const ProposerTask* task = nullptr;  // the run's task (baseline cases filled in)
   Candidate planned;  // id, island, parent, origin, repair; files/defines = the parent's state
-  std::filesystem::path attempt_dir;   // <run>/attempts/<id>
-  std::vector<CandidateFile> best;     // every source in its parent's state (context/best/)
-  const Attempt* parent = nullptr;     // the parent's record (nullptr: none yet)
-  std::vector<const Attempt*> recent;  // the island's last attempts, oldest first
-  const Attempt* failure = nullptr;    // the failure to repair (origin kRepair)
-  std::set<std::string> tried;         // VariantId of every define set tried (builtin)
+  std::filesystem::path attempt_dir;     // <run>/attempts/<id>
+  std::vector<CandidateFile> best;       // every source in its parent's state (context/best/)
+  const Attempt* parent = nullptr;       // the parent's record (nullptr: none yet)
+  const Attempt* grandparent = nullptr;  // the parent's own parent's record, when there is one
+  std::vector<const Attempt*> recent;    // the island's last attempts, oldest first
+  const Attempt* failure = nullptr;      // the failure to repair (origin kRepair)
+  std::set<std::string> tried;           // VariantId of every define set tried (builtin)
 };
 
 struct Proposal {
@@ -118,7 +119,9 @@ class CommandProposer final : public Proposer {
 };
 
 // Without a language model. Each candidate is one of:
-//   a tune move: the parent's macro values moved one or two steps in the
+//   a tune move: when the parent improved on its own parent by a tune move,
+//     that move once more (RepeatMove: a pattern search follows an improving
+//     direction); else the parent's macro values moved one or two steps in the
 //     kbuild.toml [tune] space (tune's EvolveVariants), evaluated with
 //     --define; a random point when the parent is not in the space or its
 //     neighbours were all tried; never a point of request.tried;
@@ -135,6 +138,8 @@ class BuiltinProposer final : public Proposer {
 
  private:
   Expected<std::set<std::string>> TriedTransforms(const ProposalRequest& request) const;
+  // The move from the grandparent to the parent once more, when it improved.
+  std::optional<TuneVariant> ImprovingMoveAgain(const ProposalRequest& request) const;
 
   const FileSystem& fs_;
   TuneSpace space_;

@@ -204,6 +204,11 @@ class OptimizeRun {
     request.attempt_dir = AttemptDir(id);
     request.best = BestFiles(c);
     request.parent = parent;
+    if (parent != nullptr && !parent->candidate.parent.empty()) {
+      for (const auto& a : r_.attempts) {
+        if (a.candidate.id == parent->candidate.parent) request.grandparent = &a;
+      }
+    }
     request.failure = failure;
     request.tried = tried_;
     for (const auto& a : r_.attempts) {

@@ -34,6 +34,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -102,5 +103,14 @@ std::vector<TuneVariant> RandomVariants(const TuneSpace& space, size_t count, ui
 std::vector<TuneVariant> EvolveVariants(const TuneSpace& space,
                                         const std::vector<TuneVariant>& best, size_t count,
                                         uint64_t seed, const std::set<std::string>& exclude);
+
+// The move from `from` to `to` made once more: each parameter that changed
+// steps again by as many places in its value list, the same way. Nothing when
+// either is not a point of `space`, nothing changed, a step leaves a list, or
+// the point breaks a constraint or is in `exclude`. After a move that
+// improved, a pattern search tries the same direction again before it
+// samples the neighbourhood.
+std::optional<TuneVariant> RepeatMove(const TuneSpace& space, const TuneVariant& from,
+                                      const TuneVariant& to, const std::set<std::string>& exclude);
 
 }  // namespace kb

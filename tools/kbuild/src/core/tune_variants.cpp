@@ -194,4 +194,22 @@ std::vector<TuneVariant> EvolveVariants(const TuneSpace& space,
   return out;
 }
 
+std::optional<TuneVariant> RepeatMove(const TuneSpace& space, const TuneVariant& from,
+                                      const TuneVariant& to, const std::set<std::string>& exclude) {
+  const Points points(space);
+  const auto start = points.Find(from);
+  const auto end = points.Find(to);
+  if (!start || !end || *start == *end) return std::nullopt;
+  Point next = *end;
+  for (size_t i = 0; i < next.size(); ++i) {
+    // (end - start) more places; a size_t that wraps below 0 fails the bound too.
+    next[i] = (*end)[i] + ((*end)[i] - (*start)[i]);
+    if (next[i] >= space.params[i].values.size()) return std::nullopt;
+  }
+  if (!points.Valid(next)) return std::nullopt;
+  TuneVariant variant = points.Variant(next);
+  if (exclude.count(variant.id)) return std::nullopt;
+  return variant;
+}
+
 }  // namespace kb
