@@ -75,6 +75,21 @@ TEST(TuneSummary, RanksThenInvalidWithCountsAndBuckets) {
   EXPECT_GT(broken, md.find("| 3 | "));
 }
 
+TEST(TuneSummary, SaysWhereEachVariantsTimeWent) {
+  TuneRun run = SampleRun();
+  const auto md = [&] { return TuneSummaryMarkdown("t", run.evaluations, run.ranking, run.best); };
+  EXPECT_EQ(md().find("time per variant"), std::string::npos) << "no step timed: no line";
+  for (TuneEvaluation* e : {&run.evaluations[0], &run.evaluations[2]}) {
+    e->build_seconds = 50, e->test_seconds = 4, e->bench_seconds = 6;
+  }
+  run.evaluations[3].build_seconds = 56, run.evaluations[3].bench_seconds = 9;  // no tests
+  run.evaluations[1].build_seconds = 99;  // failed to build: no benchmark, not counted
+  EXPECT_NE(md().find("- time per variant (means over 3 benchmarked): build 52.0 s (on the CPUs, "
+                      "beside the GPU steps), GPU tests 2.7 s, benchmark 7.0 s\n"),
+            std::string::npos)
+      << md();
+}
+
 TEST(TuneHeatmap, RowsByRankInvalidLastInGreyWithTheReason) {
   const TuneRun run = SampleRun();
   const std::string svg = TuneHeatmapSvg("tune <run> & co", run.evaluations, run.ranking);

@@ -15,7 +15,8 @@ TuneEvaluation Done(const std::string& id, std::vector<TuneCaseTime> cases) {
   e.stage = TuneStage::kDone;
   e.tests = TuneTests::kFull;
   e.build_seconds = 12.5;
-  e.gpu_seconds = 9.75;
+  e.test_seconds = 4.25;
+  e.bench_seconds = 5.5;
   e.cases = std::move(cases);
   return e;
 }
@@ -183,7 +184,8 @@ TEST(TuneHistory, RoundTripKeepsEveryField) {
   EXPECT_EQ(a.stage, TuneStage::kDone);
   EXPECT_EQ(a.spill_bytes, 8);
   EXPECT_DOUBLE_EQ(a.build_seconds, 12.5);
-  EXPECT_DOUBLE_EQ(a.gpu_seconds, 9.75);
+  EXPECT_DOUBLE_EQ(a.test_seconds, 4.25);
+  EXPECT_DOUBLE_EQ(a.bench_seconds, 5.5);
   ASSERT_EQ(a.cases.size(), 2u);
   EXPECT_EQ(a.cases[1].name, "op/large");
   EXPECT_DOUBLE_EQ(a.cases[1].median_us, 100.5);
@@ -208,7 +210,7 @@ TEST(TuneHistory, TestsAreRecordedAndOlderLinesReadAsFullyTested) {
   auto old = ReadHistory(fs, "/r/old.jsonl");
   ASSERT_TRUE(old.ok()) << old.error().message;
   EXPECT_EQ(old->evaluations.at(0).tests, TuneTests::kFull);
-  EXPECT_EQ(old->evaluations.at(0).gpu_seconds, 0) << "older lines have no gpu_seconds";
+  EXPECT_EQ(old->evaluations.at(0).bench_seconds, 0) << "older lines have no bench_seconds";
   auto now = ReadHistory(fs, "/r/history.jsonl");
   ASSERT_TRUE(now.ok());
   EXPECT_EQ(now->evaluations.at(0).tests, TuneTests::kFiltered);

@@ -199,7 +199,7 @@ class Evaluator {
     std::vector<std::string> extra = {"--json"};
     if (!setup_.full_tests) extra.insert(extra.end(), {"--filter", setup_.test_filter});
     const TimedRun run = RunChild(job.copy, "test", job.variant, extra);
-    e.gpu_seconds += run.seconds;
+    e.test_seconds += run.seconds;
     if (!Step("test", run, job.variant, TuneStage::kTestFailed, e, child, judged)) return false;
     e.tests = setup_.full_tests ? TuneTests::kFull : TuneTests::kFiltered;
     *tests_passed = TestsPassed(child.document);
@@ -262,7 +262,7 @@ class Evaluator {
         std::vector<std::string> bench = {"--no-baselines", "--json"};
         if (!setup_.filter.empty()) bench.insert(bench.end(), {"--filter", setup_.filter});
         const TimedRun run = RunChild(job.copy, "bench", job.variant, bench);
-        e.gpu_seconds += run.seconds;
+        e.bench_seconds += run.seconds;
         if (Step("bench", run, job.variant, TuneStage::kBenchFailed, e, child, judged)) {
           e.stage = TuneStage::kDone;
           e.cases = PerformanceCases(child.document);

@@ -93,7 +93,12 @@ std::optional<TuneEvaluation> ParseRecord(const Json& line, std::string* problem
   if (spill > INT_MAX) r.Fail("spill_bytes", "too large");
   e.spill_bytes = static_cast<int>(std::min<double>(spill, INT_MAX));
   e.build_seconds = r.Number(line, "build_seconds", "build_seconds");
-  if (line.contains("gpu_seconds")) e.gpu_seconds = r.Number(line, "gpu_seconds", "gpu_seconds");
+  // Absent in lines written before they were recorded.
+  if (line.contains("test_seconds"))
+    e.test_seconds = r.Number(line, "test_seconds", "test_seconds");
+  if (line.contains("bench_seconds")) {
+    e.bench_seconds = r.Number(line, "bench_seconds", "bench_seconds");
+  }
   const auto cases = line.find("cases");
   const bool has_cases = cases != line.end() && cases->is_array();
   if (!has_cases) r.Fail("cases", "expected an array");
@@ -264,7 +269,8 @@ std::string HistoryLine(const TuneEvaluation& e) {
                      {"tests", TuneTestsWord(e.tests)},
                      {"spill_bytes", e.spill_bytes},
                      {"build_seconds", e.build_seconds},
-                     {"gpu_seconds", e.gpu_seconds},
+                     {"test_seconds", e.test_seconds},
+                     {"bench_seconds", e.bench_seconds},
                      {"cases", cases}};
   // Compiler output may hold bytes that are not UTF-8: replaced, not thrown.
   return line.dump(-1, ' ', false, Json::error_handler_t::replace);

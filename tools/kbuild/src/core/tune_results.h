@@ -6,7 +6,7 @@
 // A history line is a JSON object:
 //   {"id": "v-3f9a...", "params": {"BLOCK": "256", "VECS": "4"}, "stage": "done",
 //    "reason": "", "tests": "full", "spill_bytes": 0, "build_seconds": 41.5,
-//    "gpu_seconds": 9.8,
+//    "test_seconds": 4.1, "bench_seconds": 5.7,
 //    "cases": [{"name": "rms_norm/8192x4096 bf16", "median_us": 12.5,
 //               "percent_of_peak": 83.1, "bytes": 134217728}]}
 // Stages are the words of TuneStageWord, tests those of TuneTestsWord; a line

@@ -53,7 +53,8 @@ struct TuneEvaluation {
   TuneTests tests = TuneTests::kNone;
   int spill_bytes = 0;
   double build_seconds = 0;
-  double gpu_seconds = 0;  // the GPU steps' wall time: filtered (or full) tests and bench
+  double test_seconds = 0;   // wall time of its GPU test steps (filtered, then a finalist's full)
+  double bench_seconds = 0;  // wall time of its benchmark
   std::vector<TuneCaseTime> cases;  // performance cases only (kDone)
 };
 
