@@ -1,5 +1,7 @@
 #include "core/doctor_checks.h"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <regex>
 
@@ -90,6 +92,7 @@ void CheckGpus(FileSystem& fs, ProcessRunner& runner, const DoctorOptions& o, co
                           g.capability.substr(g.capability.find('.') + 1) + ", " +
                           std::to_string(g.sm_count) + " SMs, " + Gb(double(g.memory_bytes)) +
                           ", theoretical " + Gbps(g.theoretical_gbps);
+    if (g.fp32_tflops > 0) summary += fmt::format(", fp32 {:.1f} TFLOP/s", g.fp32_tflops);
     summary += g.copy_gbps ? ", measured copy " + Gbps(*g.copy_gbps)
                            : std::string(", copy bandwidth not measured (run without --no-bench)");
     out.checks.push_back({"gpu", CheckLevel::kOk, summary, ""});

@@ -1,11 +1,27 @@
 #include "core/gpu_probe.h"
 
+#include <cstdio>
+
 #include "core/report.h"
 #include "core/sha256.h"
+#include "kbuild/harness/physics.h"
 
 namespace kb {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// The formula `kbuild bench` measures fp32 cases against (BenchSpec::compute_unit).
+double Fp32PeakTflops(const GpuInfo& g) {
+  harness::GpuClockFacts facts;
+  if (std::sscanf(g.capability.c_str(), "%d.%d", &facts.major, &facts.minor) != 2) return 0;
+  facts.sm_count = g.sm_count;
+  facts.clock_khz = g.sm_clock_khz;
+  return harness::TheoreticalPeakTflops(harness::ComputeUnit::kFp32CudaCores, facts);
+}
+
+}  // namespace
 
 nlohmann::json GpuInfoToJson(const GpuInfo& g) {
   nlohmann::json j = {{"index", g.index},
@@ -17,7 +33,9 @@ nlohmann::json GpuInfoToJson(const GpuInfo& g) {
                       {"shared_mem_per_block_optin", g.shared_mem_per_block_optin},
                       {"memory_bytes", g.memory_bytes},
                       {"memory_bus_bits", g.memory_bus_bits},
-                      {"theoretical_gbps", g.theoretical_gbps}};
+                      {"theoretical_gbps", g.theoretical_gbps},
+                      {"sm_clock_khz", g.sm_clock_khz},
+                      {"fp32_tflops", g.fp32_tflops}};
   j["copy_gbps"] = g.copy_gbps ? nlohmann::json(*g.copy_gbps) : nlohmann::json(nullptr);
   return j;
 }
@@ -48,6 +66,8 @@ Expected<GpuProbeResult> ParseGpuProbeOutput(const std::string& output) {
     g.memory_bytes = d.value("memory_bytes", 0LL);
     g.memory_bus_bits = d.value("memory_bus_bits", 0);
     g.theoretical_gbps = d.value("theoretical_gbps", 0.0);
+    g.sm_clock_khz = d.value("sm_clock_khz", 0);
+    g.fp32_tflops = Fp32PeakTflops(g);
     if (d.contains("copy_gbps") && d["copy_gbps"].is_number() && d["copy_gbps"].get<double>() > 0) {
       g.copy_gbps = d["copy_gbps"].get<double>();
     }

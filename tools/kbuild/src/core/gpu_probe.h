@@ -26,7 +26,9 @@ struct GpuInfo {
   long long shared_mem_per_block_optin = 0;
   long long memory_bytes = 0;
   int memory_bus_bits = 0;
-  double theoretical_gbps = 0;      // from bus width and memory clock
+  double theoretical_gbps = 0;  // from bus width and memory clock
+  int sm_clock_khz = 0;         // the SMs' boost clock; 0 = not reported (older probe)
+  double fp32_tflops = 0;       // theoretical fp32 CUDA-core peak (harness physics.h); 0 = unknown
   std::optional<double> copy_gbps;  // measured D2D copy, read + write
 };
 
