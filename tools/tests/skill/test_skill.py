@@ -40,6 +40,14 @@ def test_skill_md_links_resolve_in_the_source_tree():
     assert missing == []
 
 
+def test_skill_md_lists_every_reference_in_its_table():
+    skill = (ROOT / "skills" / "cuda-kernels" / "SKILL.md").read_text()
+    table = skill[skill.index("## References"):]
+    missing = [p.name for p in sorted((ROOT / "references").glob("*.md"))
+               if f"](references/{p.name})" not in table]
+    assert missing == []
+
+
 def test_skill_pack_passes_its_own_check():
     venv_python = ROOT / ".venv" / "bin" / "python3"
     env = {"KBUILD_PYTHON": str(venv_python)} if venv_python.exists() else {}
