@@ -87,6 +87,7 @@ if(NOT KBUILD_HARNESS_CORE_ONLY)
     ${KBUILD_HARNESS_DIR}/src/timing.cpp
     ${KBUILD_HARNESS_DIR}/src/utility_kernels.cpp
     ${KBUILD_HARNESS_DIR}/src/peak.cpp
+    ${KBUILD_HARNESS_DIR}/src/reference_case.cpp
     ${KBUILD_HARNESS_DIR}/src/benchmark.cpp)
   target_include_directories(kbuild_harness ${KBUILD_HARNESS_USAGE} ${KBUILD_TORCH_INCLUDE_DIRS})
   # pip's torch is built with the C++11 ABI; mixing ABIs fails at link time.

@@ -5,6 +5,7 @@
 
 #include "kbuild/harness/case.h"
 #include "kbuild/harness/device_compare.h"
+#include "kbuild/harness/reference_case.h"
 #include "kbuild/harness/results.h"
 #include "problem_text.h"
 
@@ -193,6 +194,7 @@ bool RecordValueCheck(const BenchSpec& spec, const OpHandle& op, const Case& c, 
   const Tolerance tolerance = BenchTolerance(spec, c);
   ValueCheck check;
   try {
+    const ReferenceCaseScope scope(c);  // RoundToCaseDtype in the reference
     check = CheckValues(spec, op, args, roles, tolerance,
                         fresh_seed ? "after timing" : "before timing");
   } catch (const std::exception& e) {  // a CUDA error surfacing in the comparison

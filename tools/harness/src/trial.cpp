@@ -7,6 +7,7 @@
 #include "chunked_compare.h"
 #include "problem_text.h"
 #include "kbuild/harness/cuda_sync.h"
+#include "kbuild/harness/reference_case.h"
 
 namespace kb::harness {
 
@@ -196,6 +197,7 @@ TrialOutcome RunTrial(const OpSpec& spec, const OpHandle& op, const Case& c, std
 
   std::vector<at::Tensor> wanted;
   try {
+    const ReferenceCaseScope scope(c);
     wanted = spec.reference(ref_args);
   } catch (const std::exception& e) {
     return Fail(FailReason::kSpecError,
