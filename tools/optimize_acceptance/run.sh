@@ -12,7 +12,7 @@
 # Usage: run.sh WORKDIR OUTDIR [all|scripted|builtin]
 # Environment: OPTIMIZE_CHILD_TIMEOUT (both runs' --child-timeout, default 90 s: the hang costs
 # this much, a valid candidate's longest step is estimated at under 45 s), OPTIMIZE_BUILTIN_BUDGET
-# (default 8 attempts) and OPTIMIZE_BUILTIN_TIME (seconds after which the builtin run starts no
+# (default 10 attempts) and OPTIMIZE_BUILTIN_TIME (seconds after which the builtin run starts no
 # attempt; default 330 for the builtin part alone, so that it fits one 10-minute call, none for
 # all, which is for gpu-run-detached.sh).
 set -euo pipefail
@@ -30,7 +30,7 @@ esac
 mkdir -p "$1" "$2"
 WORK="$(cd "$1" && pwd)" OUT="$(cd "$2" && pwd)"  # the proposer runs in the project folder
 CHILD_TIMEOUT="${OPTIMIZE_CHILD_TIMEOUT:-90}"
-BUDGET="${OPTIMIZE_BUILTIN_BUDGET:-8}"
+BUDGET="${OPTIMIZE_BUILTIN_BUDGET:-10}"
 TIME_LIMIT="${OPTIMIZE_BUILTIN_TIME:-$([[ $PART == builtin ]] && echo 330 || echo 0)}"
 # The scripted run ranks on three of the ranked cases: a short one, a long one, short rows.
 SCRIPTED_FILTER='^rms_norm/(2048x4096|32768x4096|648720x128) bf16'
@@ -134,7 +134,10 @@ if [[ "$PART" != scripted ]]; then
     tee "$OUT/template-bench.log" >&2; } 3> "$OUT/template-bench.json"
   time_limit=()
   if [[ "$TIME_LIMIT" != 0 ]]; then time_limit=(--time "$TIME_LIMIT"); fi
-  optimize builtin --proposer builtin --budget "$BUDGET" "${time_limit[@]}" --islands 2 \
+  # One island: the space has 24 points, and islands split the budget (on a made-up speed that
+  # grows towards the top corner, 19 of 20 seeds reach it in 10 attempts with one island, 15 with
+  # two: tools/kbuild/tests/optimize_acceptance_budget_test.cpp).
+  optimize builtin --proposer builtin --budget "$BUDGET" "${time_limit[@]}" --islands 1 \
     --child-timeout "$CHILD_TIMEOUT" --filter "$FILTER"
   checks+=(--builtin "$OUT/builtin" --template "$OUT/template-bench.json")
 fi
