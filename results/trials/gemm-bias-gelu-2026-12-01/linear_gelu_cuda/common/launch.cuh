@@ -1,0 +1,211 @@
+// Host-side launch helpers of the library, for any op over rows: the cached
+// device attributes, dtype dispatch (DispatchDtype: one tensor dtype;
+// DispatchInputParam: an input dtype plus a per-column parameter such as a
+// norm's weight, of that dtype or float32), vector-width dispatch, the row
+// access (row_span.h: whole vectors, a split row or narrower vectors) and row
+// plan (row_plan.h) of a launch, and the path dispatch that turns a plan into
+// template arguments. Contract: every dispatch calls f once with the matching
+// compile-time types and returns f's cudaError_t, or cudaErrorInvalidValue
+// for an unsupported value (bindings check dtypes first, with readable
+// messages).
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <cstdint>
+#include <initializer_list>
+#include <type_traits>
+
+#include "dtype.h"
+#include "row_plan.h"
+#include "row_span.h"
+
+namespace kernels_common {
+
+// cudaGetDeviceProperties costs microseconds; launches for 1-128 tokens take
+// about as long, so each attribute is read once per device. `fallback` is
+// returned when the query fails.
+template <cudaDeviceAttr kAttribute>
+int CachedDeviceAttribute(int fallback) {
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int> cache[kMaxDevices] = {};  // 0: not read yet
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device >= kMaxDevices) {
+    return fallback;
+  }
+  int value = cache[device].load(std::memory_order_relaxed);
+  if (value == 0) {
+    if (cudaDeviceGetAttribute(&value, kAttribute, device) != cudaSuccess ||
+        value <= 0) {
+      return fallback;
+    }
+    cache[device].store(value, std::memory_order_relaxed);
+  }
+  return value;
+}
+
+inline int CachedSmCount() {
+  return CachedDeviceAttribute<cudaDevAttrMultiProcessorCount>(1);
+}
+
+// Threads one SM holds at once (2048 on H100 / H200).
+inline int CachedThreadsPerSm() {
+  return CachedDeviceAttribute<cudaDevAttrMaxThreadsPerMultiProcessor>(2048);
+}
+
+template <typename T>
+struct TypeTag {
+  using type = T;
+};
+
+// Calls f(TypeTag<T>{}) for T in {float, __half, __nv_bfloat16}: ops whose
+// tensors share one dtype (softmax, rope, the gated activations).
+template <typename F>
+cudaError_t DispatchDtype(DType t, F&& f) {
+  switch (t) {
+    case DType::kFloat32:
+      return f(TypeTag<float>{});
+    case DType::kFloat16:
+      return f(TypeTag<__half>{});
+    case DType::kBFloat16:
+      return f(TypeTag<__nv_bfloat16>{});
+  }
+  return cudaErrorInvalidValue;
+}
+
+// Calls f(TypeTag<X>{}, TypeTag<W>{}) for the supported (input, parameter)
+// pairs: a per-column parameter (a norm's weight or bias) of the input's
+// dtype or float32. Without a parameter, W is X.
+template <typename F>
+cudaError_t DispatchInputParam(DType x, DType w, F&& f) {
+  if (x == DType::kBFloat16 && w == DType::kBFloat16)
+    return f(TypeTag<__nv_bfloat16>{}, TypeTag<__nv_bfloat16>{});
+  if (x == DType::kBFloat16 && w == DType::kFloat32)
+    return f(TypeTag<__nv_bfloat16>{}, TypeTag<float>{});
+  if (x == DType::kFloat16 && w == DType::kFloat16)
+    return f(TypeTag<__half>{}, TypeTag<__half>{});
+  if (x == DType::kFloat16 && w == DType::kFloat32)
+    return f(TypeTag<__half>{}, TypeTag<float>{});
+  if (x == DType::kFloat32 && w == DType::kFloat32)
+    return f(TypeTag<float>{}, TypeTag<float>{});
+  // Supported: input bfloat16/float16/float32 with weight of the same dtype
+  // or float32.
+  return cudaErrorInvalidValue;
+}
+
+// Calls f(std::integral_constant<int, V>{}) for V in {1, 2, 4, 8} up to
+// 16 / sizeof(T), so no 32-byte vectors are instantiated for float.
+template <typename T, typename F>
+cudaError_t DispatchVectorWidth(int width, F&& f) {
+  constexpr int kMax = 16 / sizeof(T);
+  switch (width) {
+    case 1:
+      return f(std::integral_constant<int, 1>{});
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 4:
+      return f(std::integral_constant<int, 4>{});
+    case 8:
+      if constexpr (kMax >= 8) return f(std::integral_constant<int, 8>{});
+      break;
+  }
+  // Supported widths: powers of two up to 16 bytes per vector.
+  return cudaErrorInvalidValue;
+}
+
+// Everything a row launcher decides before choosing kernels.
+struct RowLaunch {
+  RowAccess access;  // vector width, and whether rows are split
+  RowPlan plan;
+  float inv_hidden;  // 1 / hidden
+};
+
+// Sizes out of range give cudaErrorInvalidValue (the binding checks them
+// first with readable messages); a grid past 2^31 - 1 blocks gives
+// cudaErrorInvalidConfiguration. row_tensors: the tensors read or written
+// row by row (x and y, or x and residual), of elem_bytes elements.
+// max_vecs: the op's register budget, max_group_warps its largest block on
+// the short-row paths (PlanRows).
+inline cudaError_t PlanRowLaunch(int64_t rows, int64_t hidden, int elem_bytes,
+                                 std::initializer_list<VectorAccess> row_tensors,
+                                 VectorAccess weight, RowLaunch* out,
+                                 int max_vecs = kDefaultRowVecs,
+                                 int max_group_warps = kMaxGroupWarps) {
+  if (rows <= 0 || hidden <= 0 || hidden > (int64_t{1} << 30)) {
+    return cudaErrorInvalidValue;
+  }
+  out->access = ChooseRowAccess(16 / elem_bytes, hidden, row_tensors, weight);
+  out->plan = PlanRows(rows, out->access.vectors, CachedSmCount(),
+                       CachedThreadsPerSm(), max_vecs, max_group_warps);
+  out->inv_hidden = 1.f / static_cast<float>(hidden);
+  if (out->plan.blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
+  return cudaSuccess;
+}
+
+// Calls f(TypeTag<T>, TypeTag<W>, integral_constant<int, V>, bool_constant
+// kSplit) for the runtime dtypes and row access. A split row always takes
+// 16-byte vectors, so no split kernel is instantiated at narrower widths.
+template <typename F>
+cudaError_t DispatchRowOp(DType x, DType w, const RowAccess& access, F&& f) {
+  return DispatchInputParam(x, w, [&](auto xt, auto wt) {
+    using T = typename decltype(xt)::type;
+    if (access.split) {
+      return f(xt, wt, std::integral_constant<int, 16 / sizeof(T)>{},
+               std::true_type{});
+    }
+    return DispatchVectorWidth<T>(access.width, [&](auto vc) {
+      return f(xt, wt, vc, std::false_type{});
+    });
+  });
+}
+
+template <RowPath kPath>
+using PathTag = std::integral_constant<RowPath, kPath>;
+
+// Returns register_launch(integral_constant kVecs, integral_constant kGroup)
+// for a register-resident path, loop_launch() for the two-pass one: the
+// launch status. kMaxVecs: the register budget the plan was made with
+// (PlanRows' max_vecs); no kernel holding more is instantiated.
+template <int kMaxVecs = kDefaultRowVecs, typename RegisterLaunch, typename LoopLaunch>
+cudaError_t LaunchForPath(RowPath path, RegisterLaunch&& register_launch,
+                          LoopLaunch&& loop_launch) {
+  auto launch = [&](auto path_tag) -> cudaError_t {
+    constexpr RowShape s = ShapeOf(decltype(path_tag)::value);
+    if constexpr (s.vecs > kMaxVecs) {
+      return cudaErrorInvalidValue;  // a plan made with a larger budget
+    } else {
+      return register_launch(std::integral_constant<int, s.vecs>{},
+                             std::integral_constant<int, s.group>{});
+    }
+  };
+  switch (path) {
+    case RowPath::kLanes4:
+      return launch(PathTag<RowPath::kLanes4>{});
+    case RowPath::kLanes8:
+      return launch(PathTag<RowPath::kLanes8>{});
+    case RowPath::kLanes16:
+      return launch(PathTag<RowPath::kLanes16>{});
+    case RowPath::kWarp1:
+      return launch(PathTag<RowPath::kWarp1>{});
+    case RowPath::kWarp2:
+      return launch(PathTag<RowPath::kWarp2>{});
+    case RowPath::kWarp4:
+      return launch(PathTag<RowPath::kWarp4>{});
+    case RowPath::kBlock1:
+      return launch(PathTag<RowPath::kBlock1>{});
+    case RowPath::kBlock2:
+      return launch(PathTag<RowPath::kBlock2>{});
+    case RowPath::kBlock4:
+      return launch(PathTag<RowPath::kBlock4>{});
+    case RowPath::kBlock8:
+      return launch(PathTag<RowPath::kBlock8>{});
+    case RowPath::kBlockLoop:
+      return loop_launch();
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace kernels_common

@@ -1,0 +1,201 @@
+// The library's launch planner for ops over rows (norms, softmax, any op that
+// reduces along the last dimension): which threads own which row, from the
+// row count, the number of vectors per row and the op's register budget (how
+// many 16-byte vectors of a row one thread may hold: 2, 4 or 8; an op that
+// keeps more per element, e.g. two inputs or a running state, takes fewer).
+// Plain C++ (no CUDA headers), so host tests can check every plan;
+// launch.cuh turns a plan into a kernel instantiation.
+//
+// A row of `hidden` elements is nv vectors of V elements (V = 16 / sizeof(T)
+// when aligned: 8 for bf16 / fp16, 4 for fp32). The threads of a row, a group
+// of lanes or a whole block, hold its vectors in registers, so x is read
+// once; only rows longer than the registers hold loop over x twice:
+//   nv <= 32        4 / 8 / 16 / 32 lanes per row, one vector each: 8 / 4 / 2
+//                   / 1 rows per warp, 1-8 warps per block, no barrier
+//   nv <= 128       a warp per row, 2 or 4 vectors per lane (4: budget >= 4)
+//   nv <= 512, few  a block per row, nv threads, 1 vector each (when rows x
+//   rows            nv threads fit on the GPU at once: 528 rows of 4096 bf16
+//                   on the H200)
+//   nv <= 1024      a block per row, nv / 2 threads, 2 vectors each
+//   nv <= 512 x B   a block per row, nv / B threads, B vectors each (B: the
+//                   budget, 4 or 8)
+//   larger          a block per row, 512 threads, looping over the row: two
+//                   passes for an op that writes the row back (re-read from
+//                   L2, not DRAM); one for an op that reduces a row to a
+//                   value (logsumexp, cross entropy, row sums), which holds
+//                   nothing and may plan with any budget
+// Few long rows may instead be split over clusters of blocks:
+// PlanRowsOrClusters, below.
+#pragma once
+
+#include <cstdint>
+
+namespace kernels_common {
+
+constexpr int kWarpSize = 32;
+constexpr int kWholeBlock = 0;         // RowShape::group of a block-per-row path
+constexpr int kMaxBlockThreads = 512;  // launch bound of the register paths
+constexpr int kLoopBlockThreads = 512;
+constexpr int kMaxGroupWarps = 8;  // 256-thread blocks for group paths
+// The register budget of the norm ops: 8 vectors per thread.
+constexpr int kDefaultRowVecs = 8;
+// Longest row (in vectors) held in registers with a budget of `max_vecs`
+// vectors per thread.
+constexpr int64_t MaxRegisterRowVecs(int max_vecs) {
+  return int64_t{max_vecs} * kMaxBlockThreads;
+}
+constexpr int64_t kMaxRegisterRowVecs = MaxRegisterRowVecs(kDefaultRowVecs);
+
+enum class RowPath {
+  kLanes4,    // 4 lanes per row, 1 vector each: 8 rows per warp
+  kLanes8,    // 8 lanes per row, 1 vector each: 4 rows per warp
+  kLanes16,   // 16 lanes per row, 1 vector each: 2 rows per warp
+  kWarp1,     // a warp per row, 1 vector per lane
+  kWarp2,     // a warp per row, 2 vectors per lane
+  kWarp4,     // a warp per row, 4 vectors per lane
+  kBlock1,    // a block per row, 1 vector per thread
+  kBlock2,    // a block per row, 2 vectors per thread
+  kBlock4,    // a block per row, 4 vectors per thread (a budget of 4)
+  kBlock8,    // a block per row, 8 vectors per thread (a budget of 8)
+  kBlockLoop  // a block per row, two passes over x (too long for registers)
+};
+
+// Lanes per row (kWholeBlock: the block's threads) and vectors each thread
+// holds (0: the two-pass loop): the kernel's kGroup and kVecs.
+struct RowShape {
+  int group;
+  int vecs;
+};
+
+constexpr RowShape ShapeOf(RowPath path) {
+  switch (path) {
+    case RowPath::kLanes4:
+      return {4, 1};
+    case RowPath::kLanes8:
+      return {8, 1};
+    case RowPath::kLanes16:
+      return {16, 1};
+    case RowPath::kWarp1:
+      return {kWarpSize, 1};
+    case RowPath::kWarp2:
+      return {kWarpSize, 2};
+    case RowPath::kWarp4:
+      return {kWarpSize, 4};
+    case RowPath::kBlock1:
+      return {kWholeBlock, 1};
+    case RowPath::kBlock2:
+      return {kWholeBlock, 2};
+    case RowPath::kBlock4:
+      return {kWholeBlock, 4};
+    case RowPath::kBlock8:
+      return {kWholeBlock, 8};
+    case RowPath::kBlockLoop:
+      return {kWholeBlock, 0};
+  }
+  return {kWholeBlock, 0};
+}
+
+struct RowPlan {
+  RowPath path;
+  int threads;     // per block, a multiple of 32
+  int64_t blocks;  // the caller refuses more than 2^31 - 1
+};
+
+inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int RoundUpToWarp(int64_t threads) {
+  return static_cast<int>(CeilDiv(threads, kWarpSize) * kWarpSize);
+}
+
+// Warps per block for group-per-row paths: as many rows per block as keep
+// every SM busy, fewer when the row count is small. max_warps: a power of
+// two, at most kMaxBlockThreads / 32 (an op's tuned value; kMaxGroupWarps
+// by default).
+inline int WarpsPerBlockForRows(int64_t rows, int rows_per_warp, int sm_count,
+                                int max_warps = kMaxGroupWarps) {
+  for (int warps = max_warps; warps > 1; warps /= 2) {
+    if (CeilDiv(rows, int64_t{warps} * rows_per_warp) >= sm_count) return warps;
+  }
+  return 1;
+}
+
+// A path whose groups of lanes never span warps: 32 / group rows per warp.
+inline RowPlan GroupPlan(RowPath path, int64_t rows, int sm_count, int max_warps = kMaxGroupWarps) {
+  const int rows_per_warp = kWarpSize / ShapeOf(path).group;
+  const int warps = WarpsPerBlockForRows(rows, rows_per_warp, sm_count, max_warps);
+  return {path, warps * kWarpSize, CeilDiv(rows, int64_t{warps} * rows_per_warp)};
+}
+
+// rows >= 1 and nv >= 1. sm_count and threads_per_sm describe the GPU
+// (CachedSmCount, CachedThreadsPerSm in launch.cuh); max_vecs is the op's
+// register budget: 2, 4 or 8 vectors per thread (launch with the same value
+// as LaunchForPath's kMaxVecs); max_group_warps bounds the blocks of the
+// lanes / warp per row paths (WarpsPerBlockForRows).
+inline RowPlan PlanRows(int64_t rows, int64_t nv, int sm_count, int threads_per_sm,
+                        int max_vecs = kDefaultRowVecs, int max_group_warps = kMaxGroupWarps) {
+  const auto group = [&](RowPath path) { return GroupPlan(path, rows, sm_count, max_group_warps); };
+  // Short rows, up to one vector per lane of a warp (256 bf16 / fp16 or 128
+  // fp32 elements when aligned): the smallest group of lanes that gives each
+  // vector its own lane, several rows per warp, no shared memory, no barrier.
+  // A warp per row would idle 32 - nv lanes: half of them at 128 bf16
+  // elements, three quarters at 64 (H200, 2026-12-01, bf16 [27030*24, 128]:
+  // 42% of copy bandwidth that way, 92% with 16 lanes per row).
+  if (nv <= 4) return group(RowPath::kLanes4);
+  if (nv <= 8) return group(RowPath::kLanes8);
+  if (nv <= 16) return group(RowPath::kLanes16);
+  if (nv <= kWarpSize) return group(RowPath::kWarp1);
+  // Up to 4 vectors per lane a warp still holds the row without a barrier;
+  // a block per row would idle most of its threads.
+  if (nv <= 2 * kWarpSize) return group(RowPath::kWarp2);
+  if (nv <= 4 * kWarpSize && max_vecs >= 4) {
+    return group(RowPath::kWarp4);
+  }
+  // Few rows: if the GPU holds every thread at once even with one vector per
+  // thread, twice the threads per row halves each thread's share of the
+  // load -> reduce -> store chain, which is all a launch this small costs
+  // (H200, 2026-11-30: 1x4096 bf16 1.64 vs 1.89 us per call in a CUDA graph,
+  // 512x4096 6.4 vs 6.7 us flushed; from 1024x4096 up, two waves make it
+  // slower, 9.3 vs 8.4 us).
+  const int64_t one_vector_threads = RoundUpToWarp(nv);
+  if (nv <= kMaxBlockThreads && rows * one_vector_threads <= int64_t{sm_count} * threads_per_sm) {
+    return {RowPath::kBlock1, static_cast<int>(one_vector_threads), rows};
+  }
+  if (nv <= 2 * kMaxBlockThreads) {
+    return {RowPath::kBlock2, RoundUpToWarp(CeilDiv(nv, 2)), rows};
+  }
+  if (max_vecs >= 8 && nv <= MaxRegisterRowVecs(8)) {
+    return {RowPath::kBlock8, RoundUpToWarp(CeilDiv(nv, 8)), rows};
+  }
+  if (max_vecs == 4 && nv <= MaxRegisterRowVecs(4)) {
+    return {RowPath::kBlock4, RoundUpToWarp(CeilDiv(nv, 4)), rows};
+  }
+  return {RowPath::kBlockLoop, kLoopBlockThreads, rows};
+}
+
+// Few long rows: a row that gets a block of its own leaves SMs idle when
+// there are fewer rows than SMs (32 x 151936 bf16: 32 of 132 H200 SMs). Such
+// a row is split over a cluster of 2, 4 or 8 blocks (sm_90 thread block
+// clusters; cluster_reduce.cuh combines their partial results, each block
+// looping over its share), while the GPU has fewer blocks than SMs and each
+// block keeps at least kLoopBlockThreads vectors of the row (one per
+// thread). Otherwise the row plan of PlanRows, cluster 1.
+constexpr int kMaxRowCluster = 8;  // the portable cluster size
+
+struct ClusteredRowPlan {
+  RowPlan rows;  // blocks: rows * cluster on the cluster path (kBlockLoop)
+  int cluster;   // blocks per row: 1, or 2 / 4 / 8
+};
+
+// clusters: the device runs thread block clusters and the launch can use
+// them (e.g. it reads whole 16-byte vectors); max_vecs as for PlanRows.
+inline ClusteredRowPlan PlanRowsOrClusters(int64_t rows, int64_t nv, int sm_count,
+                                           int threads_per_sm, int max_vecs, bool clusters) {
+  int cluster = 1;
+  while (clusters && cluster < kMaxRowCluster && rows * cluster < sm_count &&
+         nv >= int64_t{2} * cluster * kLoopBlockThreads) {
+    cluster *= 2;
+  }
+  if (cluster == 1) return {PlanRows(rows, nv, sm_count, threads_per_sm, max_vecs), 1};
+  return {{RowPath::kBlockLoop, kLoopBlockThreads, rows * cluster}, cluster};
+}
+
+}  // namespace kernels_common

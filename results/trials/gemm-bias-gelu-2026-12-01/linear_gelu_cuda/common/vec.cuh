@@ -1,0 +1,77 @@
+// Vectors of N elements loaded and stored with one instruction: 16 bytes
+// (LDG.E.128 / STG.E.128) when N * sizeof(T) == 16. Kernels reach a row's
+// vectors through BodyVector (row_span.cuh), which says how nvcc keeps them
+// single instructions. The caller guarantees the alignment (ChooseRowAccess
+// in row_span.h); nothing here checks it.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+namespace kernels_common {
+
+__device__ __forceinline__ float ToFloat(float v) { return v; }
+__device__ __forceinline__ float ToFloat(__half v) { return __half2float(v); }
+__device__ __forceinline__ float ToFloat(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
+
+template <typename T>
+__device__ __forceinline__ T FromFloat(float v);
+template <>
+__device__ __forceinline__ float FromFloat<float>(float v) {
+  return v;
+}
+template <>
+__device__ __forceinline__ __half FromFloat<__half>(float v) {
+  return __float2half_rn(v);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+
+template <typename T, int N>
+struct alignas(sizeof(T) * N) Vec {
+  T v[N];
+
+  __device__ __forceinline__ float Get(int i) const { return ToFloat(v[i]); }
+  __device__ __forceinline__ void Set(int i, float f) {
+    v[i] = FromFloat<T>(f);
+  }
+};
+
+// Weight i as a float: 1 without a weight (nullptr).
+template <typename W>
+__device__ __forceinline__ float WeightAt(const W* w, int64_t i) {
+  return w == nullptr ? 1.f : ToFloat(w[i]);
+}
+
+// Weight may be absent (nullptr) or of a wider type than x (fp32 weight with
+// bf16 activations); this reads N weights as floats either way: one vector
+// access (kVector: w + offset aligned to the vector), else N scalar ones.
+template <typename W, int N, bool kVector = true>
+__device__ __forceinline__ void LoadWeights(const W* w, int64_t offset,
+                                            float (&out)[N]) {
+  if constexpr (!kVector) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = WeightAt(w, offset + i);
+    return;
+  } else {
+    if (w == nullptr) {
+#pragma unroll
+      for (int i = 0; i < N; ++i) out[i] = 1.f;
+      return;
+    }
+    // Aligned launches only (no runtime head): the element-pointer cast, as
+    // BodyVector's aligned rows (indexing: 37 vs 32 registers, ptxas, fused
+    // bf16 with an fp32 weight, a warp per row).
+    const Vec<W, N> wv = *reinterpret_cast<const Vec<W, N>*>(w + offset);
+#pragma unroll
+    for (int i = 0; i < N; ++i) out[i] = wv.Get(i);
+  }
+}
+
+}  // namespace kernels_common
