@@ -70,8 +70,8 @@ std::string CountsLine(const std::vector<TuneEvaluation>& evaluations, const Tun
                      pending);
 }
 
-// "time per variant (means over 26 benchmarked): build 51.3 s, GPU tests 0.0 s, benchmark 9.8 s";
-// "" when no variant was benchmarked. The build ran in parallel with the GPU steps.
+// "time per variant (means over 26 benchmarked): build 51.3 s (on the CPUs, beside the GPU
+// steps), GPU tests 0.0 s, benchmark 9.8 s"; "" when no variant was benchmarked.
 std::string TimesLine(const std::vector<TuneEvaluation>& evaluations) {
   double build = 0, tests = 0, bench = 0;
   int n = 0;
