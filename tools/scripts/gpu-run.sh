@@ -50,7 +50,8 @@
 # (tools/optimize_acceptance/run.sh) and keeps its histories, summaries and check in
 # logs/optimize/. With GPU_RUN_TEMPLATES=none GPU_RUN_SELFTESTS=0 in --trust mode only kbuild's
 # build and doctor (and the wheel, when .dist/ has one) run besides: one part fits one call,
-# both need gpu-run-detached.sh.
+# both need gpu-run-detached.sh. GPU_RUN_EXAMPLES ("qwen3_8b ltx_video") runs the end-to-end
+# examples (examples/README.md), with GPU_RUN_EXAMPLE_ARGS passed to each run.py.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
@@ -267,6 +268,16 @@ if [[ -n "${GPU_RUN_OPTIMIZE:-}" && "${GPU_RUN_OPTIMIZE}" != 0 ]]; then
     bash "$ROOT/tools/optimize_acceptance/run.sh" "$WORK/optimize" "$OUT/optimize" "$part"
 fi
 # ---- end of the kbuild optimize acceptance ----
+
+# The end-to-end examples (examples/README.md): GPU_RUN_EXAMPLES="qwen3_8b ltx_video" runs each
+# one's run.py (the model with and without our kernels, eager and compiled) with
+# GPU_RUN_EXAMPLE_ARGS (e.g. "--layers 4" for a quick check); diffusers and the `kernels`
+# package come from .whl-ex/ (tools/scripts/fetch-example-wheels.sh), carried with the call.
+# Results (JSON and a markdown table) in logs/example-<name>/.
+for ex in ${GPU_RUN_EXAMPLES:-}; do
+  step "example $ex" "example-$ex.log" python3 "$ROOT/examples/$ex/run.py" \
+    --out "$OUT/example-$ex" --workdir "$WORK/examples" ${GPU_RUN_EXAMPLE_ARGS:-}
+done
 
 # Harness features on a real template: memcheck on one test, and the small rmsnorm cases timed
 # flushed, then as CUDA-graph replays, then compared with the flushed run.

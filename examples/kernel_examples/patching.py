@@ -1,0 +1,40 @@
+"""Reversible instance patching: a model is changed only through `Patches.set`,
+which remembers every attribute it replaced, so `undo()` restores the model
+exactly (the library's classes are never edited)."""
+
+from collections import Counter
+from typing import Any, List, Tuple
+
+_MISSING = object()
+
+
+class Patches:
+    def __init__(self) -> None:
+        self._saved: List[Tuple[Any, str, Any]] = []
+        self.counts: Counter = Counter()
+
+    def set(self, obj: Any, name: str, value: Any, kind: str) -> None:
+        """Sets obj.name = value and counts one replacement of `kind`."""
+        self._saved.append((obj, name, obj.__dict__.get(name, _MISSING)))
+        setattr(obj, name, value)
+        self.counts[kind] += 1
+
+    def undo(self) -> None:
+        """Restores every replaced attribute, newest first."""
+        for obj, name, old in reversed(self._saved):
+            if old is _MISSING:
+                delattr(obj, name)
+            else:
+                setattr(obj, name, old)
+        self._saved.clear()
+        self.counts.clear()
+
+    def require(self, *kinds: str) -> None:
+        """Fails when a kind was never applied: a silent no-op swap is the
+        most common integration bug."""
+        missing = [k for k in kinds if self.counts[k] == 0]
+        if missing:
+            raise RuntimeError(f"nothing was replaced for: {', '.join(missing)}")
+
+    def summary(self) -> str:
+        return ", ".join(f"{n} {k}" for k, n in sorted(self.counts.items()))

@@ -1,0 +1,42 @@
+"""Where a model step's GPU time goes, from the torch profiler: GEMMs,
+attention, our ops (by their torch.ops namespaces) and everything else (the
+elementwise and reduction kernels the swaps replace, and the rest)."""
+
+import re
+from typing import Callable, Dict, Iterable
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+GEMM = re.compile(r"gemm|cutlass|cublas|nvjet|xmma", re.I)
+ATTENTION = re.compile(r"flash|fmha|attention", re.I)
+
+
+def profile_step(fn: Callable[[], object], namespaces: Iterable[str], steps: int = 2
+                 ) -> Dict[str, float]:
+    """Microseconds of GPU time per step: total, gemm, attention, ours (the
+    kernels our ops launched, attributed through the op events of the given
+    namespaces) and other; plus each part's share of the total."""
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps):
+            fn()
+        torch.cuda.synchronize()
+    parts = {"total": 0.0, "gemm": 0.0, "attention": 0.0}
+    for event in prof.events():
+        if event.device_type != torch.autograd.DeviceType.CUDA:
+            continue
+        parts["total"] += event.device_time
+        if GEMM.search(event.name):
+            parts["gemm"] += event.device_time
+        elif ATTENTION.search(event.name):
+            parts["attention"] += event.device_time
+    prefixes = tuple(ns + "::" for ns in namespaces)
+    parts["ours"] = sum(row.device_time_total for row in prof.key_averages()
+                        if row.key.startswith(prefixes)) if prefixes else 0.0
+    parts["other"] = parts["total"] - parts["gemm"] - parts["attention"] - parts["ours"]
+    out = {k: v / steps for k, v in parts.items()}
+    for k in ("gemm", "attention", "ours", "other"):
+        out[k + "_share"] = out[k] / out["total"] if out["total"] else 0.0
+    return out

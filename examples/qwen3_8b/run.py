@@ -1,0 +1,194 @@
+"""Qwen3-8B (transformers, random bf16 weights: the real configuration, no
+download) with and without our kernels, eager and under
+torch.compile(fullgraph=True): logits checked, prefill and decode timed,
+GPU time split by the torch profiler. Needs a CUDA GPU with ~60 GB free.
+
+    python examples/qwen3_8b/run.py [--layers N] [--out DIR]
+
+Writes DIR/qwen3_8b.json and DIR/qwen3_8b.md (default examples/qwen3_8b/results/)."""
+
+import argparse
+import copy
+import datetime
+import json
+import sys
+from pathlib import Path
+
+import torch
+import transformers
+from transformers import Qwen3Config, Qwen3ForCausalLM, StaticCache
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent), str(HERE)]
+import qwen3_patch  # noqa: E402
+from kernel_examples import kernels_loader  # noqa: E402
+from kernel_examples.profile_share import profile_step  # noqa: E402
+from kernel_examples.timing import time_step  # noqa: E402
+
+TEMPLATES = ["rmsnorm", "fused_add_rmsnorm", "rope", "swiglu"]
+COLUMNS = ["eager", "eager + ours", "compile", "compile + ours"]
+
+
+def qwen3_8b_config(layers: int) -> Qwen3Config:
+    """Qwen/Qwen3-8B's config.json, with `layers` decoder layers (36 there)."""
+    return Qwen3Config(
+        vocab_size=151936, hidden_size=4096, intermediate_size=12288,
+        num_hidden_layers=layers, num_attention_heads=32, num_key_value_heads=8,
+        head_dim=128, hidden_act="silu", max_position_embeddings=40960,
+        rms_norm_eps=1e-6, rope_theta=1000000.0, attention_bias=False,
+        tie_word_embeddings=False, attn_implementation="sdpa",
+    )
+
+
+def build_model(layers: int) -> Qwen3ForCausalLM:
+    torch.manual_seed(0)
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.bfloat16)
+    try:
+        with torch.device("cuda"):
+            model = Qwen3ForCausalLM(qwen3_8b_config(layers))
+    finally:
+        torch.set_default_dtype(previous)
+    return model.eval()
+
+
+def rel_l2(a: torch.Tensor, b: torch.Tensor) -> float:
+    return ((a.float() - b.float()).norm() / b.float().norm()).item()
+
+
+def check_logits(model, kernels, ids):
+    """Ours and transformers' bf16 model, each against the same model in fp32:
+    the swap passes when its error is at most 1.5x transformers' own bf16
+    error (ours rounds once per op where transformers rounds several times,
+    so neither is exact, and a wrong kernel is far off: see the CPU tests)."""
+    with torch.no_grad():
+        reference = copy.deepcopy(model).float()(ids).logits
+        eager = model(ids).logits
+        patches = qwen3_patch.apply(model, kernels)
+        ours = model(ids).logits
+        patches.undo()
+    out = {
+        "transformers_bf16_vs_fp32": rel_l2(eager, reference),
+        "ours_vs_fp32": rel_l2(ours, reference),
+        "ours_vs_transformers_bf16": rel_l2(ours, eager),
+        "max_abs_diff_vs_transformers_bf16": (ours.float() - eager.float()).abs().max().item(),
+        "top1_agreement": (ours.argmax(-1) == eager.argmax(-1)).float().mean().item(),
+    }
+    out["ok"] = out["ours_vs_fp32"] <= 1.5 * out["transformers_bf16_vs_fp32"]
+    del reference
+    torch.cuda.empty_cache()
+    return out
+
+
+def prefill_step(forward, ids):
+    return lambda: forward(input_ids=ids, use_cache=False, logits_to_keep=1)
+
+
+def decode_step(model, forward, batch, prompt, steps_room=8):
+    """One decode step at position `prompt` over a static cache filled by a
+    prefill: the same step is timed repeatedly (it rewrites one cache slot)."""
+    cache = StaticCache(config=model.config, max_cache_len=prompt + steps_room)
+    ids = torch.randint(0, model.config.vocab_size, (batch, prompt), device=model.device)
+    with torch.no_grad():
+        model(input_ids=ids, past_key_values=cache, use_cache=True,
+              cache_position=torch.arange(prompt, device=model.device), logits_to_keep=1)
+    token = torch.randint(0, model.config.vocab_size, (batch, 1), device=model.device)
+    position = torch.tensor([prompt], device=model.device)
+    return lambda: forward(input_ids=token, past_key_values=cache, use_cache=True,
+                           cache_position=position, logits_to_keep=1)
+
+
+def measure_column(model, compiled, cases, iters, profile_case, namespaces):
+    """Times every case with the model as it is now (patched or not)."""
+    torch._dynamo.reset()
+    forward = torch.compile(model.forward, fullgraph=True, dynamic=False) if compiled \
+        else model.forward
+    times, profile = {}, None
+    with torch.no_grad():
+        for name, (kind, batch, tokens) in cases.items():
+            step = prefill_step(forward, torch.randint(
+                0, model.config.vocab_size, (batch, tokens), device="cuda")) \
+                if kind == "prefill" else decode_step(model, forward, batch, tokens)
+            times[name] = time_step(step, warmup=3, iters=iters)
+            if name == profile_case:
+                profile = profile_step(step, namespaces)
+    return times, profile
+
+
+def table(results) -> str:
+    """Median ms per call of each column, the two ratios the issue's targets
+    name, and tokens/s of compile + ours."""
+    lines = ["| case | " + " | ".join(COLUMNS)
+             + " | ours / eager | compile + ours / compile | tokens/s, compile + ours |",
+             "|---" * (len(COLUMNS) + 4) + "|"]
+    for case, row in results["times_ms"].items():
+        ms = [row[c]["median_ms"] for c in COLUMNS]
+        tokens_per_s = results["cases"][case] * 1000.0 / ms[3]
+        lines.append(f"| {case} | " + " | ".join(f"{m:.2f} ms" for m in ms)
+                     + f" | {ms[0] / ms[1]:.3f}x | {ms[2] / ms[3]:.3f}x | {tokens_per_s:,.0f} |")
+    return "\n".join(lines)
+
+
+def _shapes(text):
+    return [tuple(int(v) for v in item.split("x")) for item in text.split(",") if item]
+
+
+def _ints(text):
+    return [int(v) for v in text.split(",") if v]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--layers", type=int, default=36, help="decoder layers (36: Qwen3-8B)")
+    parser.add_argument("--iters", type=int, default=10, help="timed calls per case")
+    parser.add_argument("--decode-prompt", type=int, default=2048,
+                        help="tokens in the cache before the timed decode step")
+    parser.add_argument("--prefill", type=_shapes, default=_shapes("1x512,1x2048,4x2048"),
+                        help="prefill cases, BATCHxTOKENS,... (each compiles once per column)")
+    parser.add_argument("--decode-batches", type=_ints, default=[1, 8],
+                        help="decode cases: batch sizes, comma-separated ('' for none)")
+    parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument("--workdir", type=Path, default=kernels_loader.DEFAULT_WORKDIR,
+                        help="where the kernel projects are made and built")
+    args = parser.parse_args()
+    if not torch.cuda.is_available():
+        sys.exit("run.py needs a CUDA GPU (the CPU tests are tools/tests/e2e/test_examples_qwen3.py)")
+
+    kernels = kernels_loader.load(kernels_loader.prepare(TEMPLATES, args.workdir))
+    namespaces = [k.__name__ for k in kernels.values()]
+    model = build_model(args.layers)
+    cases = {f"prefill {b}x{t}": ("prefill", b, t) for b, t in args.prefill}
+    cases.update({f"decode {b} token{'s' * (b > 1)}, {args.decode_prompt} cached":
+                  ("decode", b, args.decode_prompt) for b in args.decode_batches})
+    # The profiler's split of GPU time: the longest prefill case.
+    profile_case = max(cases, key=lambda c: cases[c][1] * cases[c][2] * (cases[c][0] == "prefill"))
+    results = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
+        "cuda": torch.version.cuda, "transformers": transformers.__version__,
+        "layers": args.layers, "cases": {c: b * (t if k == "prefill" else 1)
+                                         for c, (k, b, t) in cases.items()},
+        "check": check_logits(model, kernels, torch.randint(0, 151936, (1, 512), device="cuda")),
+        "times_ms": {c: {} for c in cases}, "profile": {"case": profile_case},
+    }
+    print("logits:", json.dumps(results["check"]))
+    for column in COLUMNS:
+        patches = qwen3_patch.apply(model, kernels) if "ours" in column else None
+        times, profile = measure_column(model, column.startswith("compile"), cases,
+                                        args.iters, profile_case, namespaces)
+        if patches:
+            patches.undo()
+        for case, t in times.items():
+            results["times_ms"][case][column] = t
+        results["profile"][column] = profile
+        print(column, {c: round(t["median_ms"], 3) for c, t in times.items()})
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "qwen3_8b.json").write_text(json.dumps(results, indent=2))
+    (args.out / "qwen3_8b.md").write_text(table(results) + "\n")
+    print(table(results))
+    if not results["check"]["ok"]:
+        sys.exit("the patched model's logits are further from fp32 than transformers' own")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""examples/qwen3_8b's patch, checked without a GPU: with pure-torch stand-ins
+of the kernels the patched Qwen3 computes what transformers' does and undo()
+restores it; with the real built kernels on fake CUDA tensors the patched
+model exports in one graph (strict export fails on any graph break, as
+torch.compile(fullgraph=True) does) and calls each of our ops."""
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from e2e_support import run_python
+
+REPO = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(REPO / "examples"))
+sys.path.insert(0, str(REPO / "examples" / "qwen3_8b"))
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+TEMPLATES = ["rmsnorm", "fused_add_rmsnorm", "rope", "swiglu"]
+
+
+def tiny_config(layers=2):
+    return transformers.Qwen3Config(
+        hidden_size=128, intermediate_size=256, num_hidden_layers=layers,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=32, vocab_size=512)
+
+
+def counted(kernels):
+    """The stand-ins, each call counted per op name."""
+    from types import SimpleNamespace
+
+    calls = Counter()
+
+    def wrap(name, fn):
+        def call(*args, **kwargs):
+            calls[name] += 1
+            return fn(*args, **kwargs)
+        return call
+
+    out = {t: SimpleNamespace(**{n: wrap(n, f) for n, f in vars(m).items()})
+           for t, m in kernels.items()}
+    return out, calls
+
+
+def test_patched_model_matches_transformers_and_undo_restores_it():
+    import qwen3_patch
+    from kernel_examples import reference_ops
+
+    torch.manual_seed(0)
+    model = transformers.Qwen3ForCausalLM(tiny_config()).eval()
+    ids = torch.randint(0, 512, (2, 16))
+    kernels, calls = counted(reference_ops.qwen3_kernels())
+    with torch.no_grad():
+        before = model(ids).logits
+        patches = qwen3_patch.apply(model, kernels)
+        patched = model(ids).logits
+        patches.undo()
+        after = model(ids).logits
+    # 2 layers: input norms 2, QK-norms 4, final norm 1 (the post-attention
+    # norms go through the fused add); one rope, fused add and silu_mul each.
+    assert calls == Counter(rms_norm=7, rope=2, fused_add_rms_norm=2, silu_mul=2)
+    assert patches.counts == Counter()  # undo() cleared them
+    torch.testing.assert_close(patched, before, rtol=1e-5, atol=1e-5)
+    assert torch.equal(after, before)
+
+
+def test_a_wrong_kernel_changes_the_logits():
+    """The check above can fail: a stand-in norm that is 1% off shows."""
+    import qwen3_patch
+    from kernel_examples import reference_ops
+
+    torch.manual_seed(0)
+    model = transformers.Qwen3ForCausalLM(tiny_config()).eval()
+    ids = torch.randint(0, 512, (1, 8))
+    kernels = reference_ops.qwen3_kernels()
+    good = kernels["rmsnorm"].rms_norm
+    kernels["rmsnorm"].rms_norm = lambda x, w=None, eps=1e-6: good(x, w, eps) * 1.01
+    with torch.no_grad():
+        before = model(ids).logits
+        qwen3_patch.apply(model, kernels)
+        patched = model(ids).logits
+    assert not torch.allclose(patched, before, rtol=1e-4, atol=1e-4)
+
+
+def test_patch_refuses_a_model_that_returns_hidden_states():
+    import qwen3_patch
+    from kernel_examples import reference_ops
+
+    config = tiny_config(layers=1)
+    config.output_hidden_states = True
+    model = transformers.Qwen3ForCausalLM(config)
+    with pytest.raises(ValueError, match="output_hidden_states"):
+        qwen3_patch.apply(model, reference_ops.qwen3_kernels())
+
+
+EXPORT = r"""
+import json, sys, torch
+from collections import Counter
+from pathlib import Path
+sys.path[:0] = [sys.argv[1] + "/examples", sys.argv[1] + "/examples/qwen3_8b"]
+from kernels import get_local_kernel
+from torch._subclasses.fake_tensor import FakeTensorMode
+import transformers, qwen3_patch
+projects = json.loads(sys.argv[2])
+kernels = {t: get_local_kernel(Path(p)) for t, p in projects.items()}
+config = transformers.Qwen3Config(hidden_size=128, intermediate_size=256, num_hidden_layers=2,
+    num_attention_heads=4, num_key_value_heads=2, head_dim=32, vocab_size=512)
+torch.set_default_dtype(torch.bfloat16)
+with FakeTensorMode(allow_non_fake_inputs=True):
+    with torch.device("cuda"):
+        model = transformers.Qwen3ForCausalLM(config).eval()
+    qwen3_patch.apply(model, kernels)
+    ids = torch.zeros(1, 16, dtype=torch.long, device="cuda")
+    exported = torch.export.export(model, (ids,), kwargs={"use_cache": False}, strict=True)
+names = {k.__name__: t for t, k in kernels.items()}
+calls = Counter()
+for node in exported.graph.nodes:
+    target = str(node.target)
+    for namespace, template in names.items():
+        if node.op == "call_function" and target.startswith(namespace + "."):
+            calls[target.split(".")[1]] += 1
+print(json.dumps(calls))
+"""
+
+
+def test_patched_model_exports_in_one_graph_with_the_real_kernels(built_projects):
+    projects = {t: str(built_projects.get(t)) for t in TEMPLATES}
+    result = run_python(EXPORT, REPO, json.dumps(projects), timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+    calls = json.loads(result.stdout.strip().splitlines()[-1])
+    assert calls == {"rms_norm": 7, "rope": 2, "fused_add_rms_norm": 2, "silu_mul": 2}
