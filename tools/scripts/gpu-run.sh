@@ -51,7 +51,8 @@
 # logs/optimize/. With GPU_RUN_TEMPLATES=none GPU_RUN_SELFTESTS=0 in --trust mode only kbuild's
 # build and doctor (and the wheel, when .dist/ has one) run besides: one part fits one call,
 # both need gpu-run-detached.sh. GPU_RUN_EXAMPLES ("qwen3_8b ltx_video") runs the end-to-end
-# examples (examples/README.md), with GPU_RUN_EXAMPLE_ARGS passed to each run.py.
+# examples (examples/README.md), with GPU_RUN_EXAMPLE_ARGS passed to each run.py;
+# GPU_RUN_FLUSH_PROBE=1 times a copy after each way of flushing L2 (l2_flush_probe.cu).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
@@ -293,6 +294,13 @@ if [[ $FEATURES == 1 && ( -d "$proj/build" || $DRY == 1 ) ]]; then
     kbuild -C "$proj" bench --graph --filter "$small"
   step "rmsnorm: kbuild bench --compare (small cases)" rmsnorm-harness.log \
     kbuild -C "$proj" bench --filter "$small" --compare "$WORK/small-baseline.json"
+fi
+
+# GPU_RUN_FLUSH_PROBE=1: does the L2 flush (a write of 2 x L2) slow the timed kernel through
+# dirty lines? A copy of 4-1024 MB after a memset, a read, or both (tools/peer_bench/l2_flush_probe.cu).
+if [[ "${GPU_RUN_FLUSH_PROBE:-0}" == 1 ]]; then
+  step "L2 flush probe" flush-probe.log bash -c "nvcc -O3 -std=c++17 -arch=sm_90a \
+    '$ROOT/tools/peer_bench/l2_flush_probe.cu' -o '$WORK/flush_probe' && '$WORK/flush_probe'"
 fi
 
 # Launch-shape sweep of the rmsnorm kernel (tools/peer_bench/rmsnorm_launch_sweep.cu), and
