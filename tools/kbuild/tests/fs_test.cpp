@@ -193,5 +193,54 @@ TEST(MemoryFs, ModelsSymlinksAndSpecialFiles) {
   EXPECT_EQ(*mem.Read("/p/victim"), "precious");
 }
 
+// A copy must see a link to refuse it: ListEntries names links (to files and
+// to folders) and FIFOs, and never lists what lies behind a linked folder.
+TEST_F(RealFsTest, ListEntriesNamesLinksAndSpecialsWithoutFollowing) {
+  Put(root_ / "tree/a.txt", "a");
+  Put(root_ / "tree/sub/b.txt", "b");
+  Put(root_ / "outside/secret.txt", "s");
+  fs::create_symlink(root_ / "outside", root_ / "tree/linked_dir");
+  fs::create_symlink(root_ / "tree/a.txt", root_ / "tree/linked_file");
+  ASSERT_EQ(mkfifo((root_ / "tree/fifo").c_str(), 0600), 0);
+  std::vector<std::string> seen;
+  for (const auto& e : real_.ListEntries(root_ / "tree")) {
+    seen.push_back(e.relative.generic_string() + ":" + std::to_string(static_cast<int>(e.kind)));
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"a.txt:1", "fifo:4", "linked_dir:3", "linked_file:3",
+                                            "sub/b.txt:1"}));
+  EXPECT_TRUE(real_.ListEntries(root_ / "tree/linked_dir").empty());  // a link is no folder
+}
+
+TEST_F(RealFsTest, RenameNoReplaceMovesAFolderButNeverOverAnExistingOne) {
+  Put(root_ / "new/x.txt", "new");
+  Put(root_ / "old/y.txt", "old");
+  Status refused = real_.RenameNoReplace(root_ / "new", root_ / "old");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ExitCode::kEnvironment);
+  EXPECT_EQ(Slurp(root_ / "old/y.txt"), "old");
+  ASSERT_TRUE(real_.RenameNoReplace(root_ / "new", root_ / "moved").ok());
+  EXPECT_EQ(Slurp(root_ / "moved/x.txt"), "new");
+  EXPECT_FALSE(fs::exists(root_ / "new"));
+}
+
+TEST(MemoryFs, ListEntriesAndRenameNoReplaceMatchTheDisk) {
+  MemoryFileSystem mem;
+  ASSERT_TRUE(mem.Write("/p/tree/a.txt", "a").ok());
+  mem.PlantSymlink("/p/tree/link", "/elsewhere");
+  ASSERT_TRUE(mem.Write("/p/tree/link/hidden.txt", "h").ok());  // behind the link: not listed
+  mem.PlantSpecialFile("/p/tree/fifo");
+  const auto entries = mem.ListEntries("/p/tree");
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].relative, "a.txt");
+  EXPECT_EQ(entries[1].kind, FileKind::kOther);
+  EXPECT_EQ(entries[2].kind, FileKind::kSymlink);
+  ASSERT_TRUE(mem.Write("/p/other/b.txt", "b").ok());
+  EXPECT_FALSE(mem.RenameNoReplace("/p/tree", "/p/other").ok());
+  ASSERT_TRUE(mem.RenameNoReplace("/p/tree", "/p/moved").ok());
+  EXPECT_EQ(*mem.Read("/p/moved/a.txt"), "a");
+  EXPECT_EQ(mem.KindOf("/p/moved/link"), FileKind::kSymlink);
+  EXPECT_EQ(mem.KindOf("/p/tree"), FileKind::kMissing);
+}
+
 }  // namespace
 }  // namespace kb

@@ -224,6 +224,12 @@ class EscapingListing final : public FileSystem {
   Status Write(const fs::path& p, const std::string& c) override { return inner_.Write(p, c); }
   Status MakeDirectories(const fs::path& p) override { return inner_.MakeDirectories(p); }
   Status Remove(const fs::path& p) override { return inner_.Remove(p); }
+  std::vector<TreeEntry> ListEntries(const fs::path& dir) const override {
+    return inner_.ListEntries(dir);
+  }
+  Status RenameNoReplace(const fs::path& from, const fs::path& to) override {
+    return inner_.RenameNoReplace(from, to);
+  }
   Status RemoveFileBelow(const fs::path& root, const fs::path& rel) override {
     return inner_.RemoveFileBelow(root, rel);
   }

@@ -97,6 +97,12 @@ class LockedFileSystem final : public FileSystem {
   std::vector<fs::path> ListFilesRecursive(const fs::path& dir) const override {
     return Locked([&] { return mem.ListFilesRecursive(dir); });
   }
+  std::vector<TreeEntry> ListEntries(const fs::path& dir) const override {
+    return Locked([&] { return mem.ListEntries(dir); });
+  }
+  Status RenameNoReplace(const fs::path& from, const fs::path& to) override {
+    return Locked([&] { return mem.RenameNoReplace(from, to); });
+  }
   Status Remove(const fs::path& p) override {
     return Locked([&] { return mem.Remove(p); });
   }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace kb {
 
@@ -111,8 +112,12 @@ bool MemoryFileSystem::IsDirectory(const fs::path& p) const {
   std::string key = Key(p);
   if (dirs_.count(key)) return true;
   if (!key.empty() && key.back() != '/') key += '/';
-  auto it = files_.lower_bound(key);
-  return it != files_.end() && it->first.rfind(key, 0) == 0;
+  // Folders exist implicitly above files, links and special files alike.
+  auto above = [&](const auto& keys) {
+    auto it = keys.lower_bound(key);
+    return it != keys.end() && NameOf(*it).rfind(key, 0) == 0;
+  };
+  return above(files_) || above(symlinks_) || above(specials_);
 }
 
 FileKind MemoryFileSystem::KindOf(const fs::path& p) const {
@@ -165,6 +170,59 @@ std::vector<fs::path> MemoryFileSystem::ListFilesRecursive(const fs::path& dir) 
     if (key.rfind(prefix, 0) == 0) out.emplace_back(key.substr(prefix.size()));
   }
   return out;
+}
+
+std::vector<TreeEntry> MemoryFileSystem::ListEntries(const fs::path& dir) const {
+  std::string prefix = Key(dir);
+  if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+  // A link's own key below a linked folder never names a real entry: skip what lies below links.
+  auto below_link = [&](const std::string& key) {
+    for (const auto& [link, _] : symlinks_) {
+      if (key.rfind(link + "/", 0) == 0) return true;
+    }
+    return false;
+  };
+  std::vector<TreeEntry> out;
+  auto add = [&](const std::string& key, FileKind kind) {
+    if (key.rfind(prefix, 0) == 0 && !below_link(key))
+      out.push_back({key.substr(prefix.size()), kind});
+  };
+  for (const auto& [key, _] : files_) add(key, FileKind::kRegular);
+  for (const auto& [key, _] : symlinks_) add(key, FileKind::kSymlink);
+  for (const auto& key : specials_) add(key, FileKind::kOther);
+  std::sort(out.begin(), out.end(),
+            [](const TreeEntry& a, const TreeEntry& b) { return a.relative < b.relative; });
+  return out;
+}
+
+Status MemoryFileSystem::RenameNoReplace(const fs::path& from, const fs::path& to) {
+  const std::string source = Key(from), target = Key(to);
+  if (KindOf(to) != FileKind::kMissing) {
+    return FileError(ExitCode::kEnvironment, to,
+                     "cannot rename " + from.string() + " to it: File exists");
+  }
+  if (KindOf(from) == FileKind::kMissing) {
+    return FileError(ExitCode::kEnvironment, to,
+                     "cannot rename " + from.string() + " to it: No such file or directory");
+  }
+  // Moves the key and every key below it, in each of the four containers.
+  auto moved = [&](const std::string& key) -> std::optional<std::string> {
+    if (key == source) return target;
+    if (key.rfind(source + "/", 0) == 0) return target + key.substr(source.size());
+    return std::nullopt;
+  };
+  auto move_map = [&](auto& m) {
+    std::remove_reference_t<decltype(m)> kept;
+    for (auto& [key, value] : m) kept[moved(key).value_or(key)] = value;
+    m = std::move(kept);
+  };
+  move_map(files_);
+  move_map(dirs_);
+  move_map(symlinks_);
+  std::set<std::string> specials;
+  for (const auto& key : specials_) specials.insert(moved(key).value_or(key));
+  specials_ = std::move(specials);
+  return {};
 }
 
 Status MemoryFileSystem::Remove(const fs::path& p) {

@@ -30,6 +30,12 @@ inline constexpr std::uintmax_t kMaxReadBytes = 1ull << 30;      // anything els
 // What a path itself is: a final symlink is reported, not followed.
 enum class FileKind { kMissing, kRegular, kDirectory, kSymlink, kOther };
 
+// One entry of ListEntries: a path relative to the listed folder and what it is.
+struct TreeEntry {
+  fs::path relative;
+  FileKind kind = FileKind::kRegular;
+};
+
 class FileSystem {
  public:
   virtual ~FileSystem() = default;
@@ -48,6 +54,13 @@ class FileSystem {
   virtual Status MakeDirectories(const fs::path& p) = 0;
   // Regular files below `dir`, recursively, as paths relative to `dir`, sorted.
   virtual std::vector<fs::path> ListFilesRecursive(const fs::path& dir) const = 0;
+  // Everything below `dir` that is not a folder (regular files, symlinks to
+  // anything, FIFOs, ...), recursively, sorted; never descends through a
+  // symlink. For copies that must refuse a link rather than skip it.
+  virtual std::vector<TreeEntry> ListEntries(const fs::path& dir) const = 0;
+  // Renames `from` (a file or folder) to `to`, failing (exit 4) when `to`
+  // exists: never replaces what someone put there meanwhile.
+  virtual Status RenameNoReplace(const fs::path& from, const fs::path& to) = 0;
   // File or whole tree; ok if absent. Only for paths kbuild chose itself.
   virtual Status Remove(const fs::path& p) = 0;
   // Deletes the regular file root/relative; ok if absent. Refuses (exit 2) a
@@ -65,6 +78,8 @@ class RealFileSystem final : public FileSystem {
   Status Write(const fs::path& p, const std::string& content) override;
   Status MakeDirectories(const fs::path& p) override;
   std::vector<fs::path> ListFilesRecursive(const fs::path& dir) const override;
+  std::vector<TreeEntry> ListEntries(const fs::path& dir) const override;
+  Status RenameNoReplace(const fs::path& from, const fs::path& to) override;
   Status Remove(const fs::path& p) override;
   Status RemoveFileBelow(const fs::path& root, const fs::path& relative) override;
 };
@@ -79,6 +94,8 @@ class MemoryFileSystem final : public FileSystem {
   Status Write(const fs::path& p, const std::string& content) override;
   Status MakeDirectories(const fs::path& p) override;
   std::vector<fs::path> ListFilesRecursive(const fs::path& dir) const override;
+  std::vector<TreeEntry> ListEntries(const fs::path& dir) const override;
+  Status RenameNoReplace(const fs::path& from, const fs::path& to) override;
   Status Remove(const fs::path& p) override;
   Status RemoveFileBelow(const fs::path& root, const fs::path& relative) override;
 

@@ -1,6 +1,7 @@
 // The disk behind FileSystem, with POSIX calls where std::filesystem cannot
 // say "exclusively", "do not follow" or "do not block".
 #include <fcntl.h>
+#include <stdio.h>  // renameat2
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -163,6 +164,40 @@ std::vector<fs::path> RealFileSystem::ListFilesRecursive(const fs::path& dir) co
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+std::vector<TreeEntry> RealFileSystem::ListEntries(const fs::path& dir) const {
+  std::vector<TreeEntry> out;
+  std::error_code ec;
+  if (KindOf(dir) != FileKind::kDirectory) return out;
+  // The iterator does not follow directory symlinks; symlink_status does not follow any.
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    struct stat st;
+    if (lstat(it->path().c_str(), &st) != 0) continue;  // gone since listed
+    const FileKind kind = KindOfMode(st.st_mode);
+    if (kind != FileKind::kDirectory) out.push_back({it->path().lexically_relative(dir), kind});
+  }
+  std::sort(out.begin(), out.end(),
+            [](const TreeEntry& a, const TreeEntry& b) { return a.relative < b.relative; });
+  return out;
+}
+
+Status RealFileSystem::RenameNoReplace(const fs::path& from, const fs::path& to) {
+  if (renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return {};
+  int err = errno;
+  // A file system without RENAME_NOREPLACE: check, then rename (a folder never
+  // replaces a non-empty folder, so the window can only lose an empty one).
+  if (err == EINVAL || err == ENOSYS) {
+    if (KindOf(to) != FileKind::kMissing) {
+      err = EEXIST;
+    } else if (rename(from.c_str(), to.c_str()) == 0) {
+      return {};
+    } else {
+      err = errno;
+    }
+  }
+  return IoError(to, "cannot rename " + from.string() + " to it", err);
 }
 
 Status RealFileSystem::Remove(const fs::path& p) {
