@@ -9,16 +9,12 @@ namespace kb {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-bool IsPythonCache(const fs::path& rel) {
-  for (const auto& part : rel) {
+bool IsPythonCachePath(const fs::path& relative) {
+  for (const auto& part : relative) {
     if (part == "__pycache__") return true;
   }
-  return rel.extension() == ".pyc";
+  return relative.extension() == ".pyc";
 }
-
-}  // namespace
 
 Expected<VariantFiles> RenderVariantFiles(const FileSystem& fs, const VariantLayout& layout) {
   VariantFiles files;
@@ -31,7 +27,7 @@ Expected<VariantFiles> RenderVariantFiles(const FileSystem& fs, const VariantLay
     return e;
   }
   for (const fs::path& rel : fs.ListFilesRecursive(layout.package_dir)) {
-    if (IsPythonCache(rel)) continue;
+    if (IsPythonCachePath(rel)) continue;
     auto content = fs.Read(layout.package_dir / rel);
     if (!content) return content.error();
     files[rel.generic_string()] = *content;
@@ -61,10 +57,14 @@ Status WriteVariant(FileSystem& fs, const fs::path& variant_dir, const VariantFi
   if (Status s = WriteIfChanged(fs, variant_dir / "metadata.json", metadata_json); !s) return s;
   for (const fs::path& rel : fs.ListFilesRecursive(variant_dir)) {
     const std::string key = rel.generic_string();
-    if (key == "metadata.json" || files.count(key) || IsPythonCache(rel)) continue;
+    if (key == "metadata.json" || files.count(key) || IsPythonCachePath(rel)) continue;
     if (Status s = fs.Remove(variant_dir / rel); !s) return s;
   }
   return {};
+}
+
+bool IsVariantFolderName(const std::string& name) {
+  return name.rfind("torch", 0) == 0 && name.ends_with("-linux");
 }
 
 std::vector<std::string> OtherVariants(const FileSystem& fs, const fs::path& build_dir,
@@ -72,7 +72,7 @@ std::vector<std::string> OtherVariants(const FileSystem& fs, const fs::path& bui
   std::set<std::string> names;
   for (const fs::path& rel : fs.ListFilesRecursive(build_dir)) {
     const std::string top = rel.begin()->string();
-    if (top.rfind("torch", 0) == 0 && top != current && top.ends_with("-linux")) names.insert(top);
+    if (IsVariantFolderName(top) && top != current) names.insert(top);
   }
   return {names.begin(), names.end()};
 }

@@ -33,6 +33,14 @@ Expected<VariantFiles> RenderVariantFiles(const FileSystem& fs, const VariantLay
 Status WriteVariant(FileSystem& fs, const std::filesystem::path& variant_dir,
                     const VariantFiles& files, const std::string& metadata_json);
 
+// __pycache__ folders and .pyc files: written by whoever imported the
+// package, never part of a variant or its digest.
+bool IsPythonCachePath(const std::filesystem::path& relative);
+
+// Whether a folder name in build/ is a Kernel Hub variant (torch...-linux),
+// not build/cmake, build/logs or anything else kbuild keeps there.
+bool IsVariantFolderName(const std::string& name);
+
 // Other variant folders in build/ (e.g. from another torch), left untouched.
 std::vector<std::string> OtherVariants(const FileSystem& fs, const std::filesystem::path& build_dir,
                                        const std::string& current);

@@ -3,6 +3,7 @@
 #include <ctime>
 
 #include "core/bench_render.h"
+#include "core/json_fields.h"
 #include "core/report.h"
 #include "core/svg_chart.h"
 
@@ -17,6 +18,19 @@ nlohmann::json RunMetadataToJson(const RunMetadata& m) {
       {"kbuild_version", m.kbuild_version},
       {"git_commit", m.git_commit.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.git_commit)},
       {"git_dirty", m.git_dirty}};
+}
+
+RunMetadata RunMetadataFromJson(const nlohmann::json& run) {
+  RunMetadata m;
+  m.date = StringOr(run, "date");
+  m.gpu = StringOr(run, "gpu");
+  m.torch = StringOr(run, "torch");
+  m.cuda = StringOr(run, "cuda");
+  m.kbuild_version = StringOr(run, "kbuild_version");
+  m.git_commit = StringOr(run, "git_commit");
+  const auto dirty = run.is_object() ? run.find("git_dirty") : run.end();
+  m.git_dirty = run.is_object() && dirty != run.end() && dirty->is_boolean() && dirty->get<bool>();
+  return m;
 }
 
 std::string MetadataHeaderLine(const RunMetadata& m) {

@@ -27,6 +27,8 @@ struct RunMetadata {
 };
 
 nlohmann::json RunMetadataToJson(const RunMetadata& meta);
+// The "run" object of a results file back; a missing or mistyped field reads as empty.
+RunMetadata RunMetadataFromJson(const nlohmann::json& run);
 
 // "2026-11-30T14:25:01 · NVIDIA H200 · torch 2.11.0+cu130 · CUDA 13.0 · kbuild 0.1.0 ·
 // commit 1a2b3c4d (dirty)": the first line of the markdown file and the chart title.
