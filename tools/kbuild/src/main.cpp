@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "kbuild: scaffold, build, test and benchmark CUDA kernels for PyTorch.\n"
       "Typical flow: kbuild doctor; kbuild init NAME --template rmsnorm; cd NAME; "
-      "kbuild check; kbuild build; kbuild test; kbuild bench",
+      "kbuild check; kbuild build; kbuild test; kbuild bench; kbuild package",
       "kbuild"};
   app.footer(kFooter);
   kb::GlobalOptions global;

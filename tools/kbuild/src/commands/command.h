@@ -38,15 +38,21 @@ void AddSkillCommand(CLI::App& app, const GlobalOptions& global, Invocation& inv
 void AddTuneCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 void AddProfileCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 void AddOptimizeCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
+void AddPackageCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 
 // In --help order. New commands (optimize, package) add one line here and one file in commands/.
 inline constexpr CommandEntry kCommands[] = {
-    {"init", AddInitCommand},         {"check", AddCheckCommand},
-    {"build", AddBuildCommand, true}, {"test", AddTestCommand, true},
-    {"bench", AddBenchCommand, true}, {"profile", AddProfileCommand, true},
+    {"init", AddInitCommand},
+    {"check", AddCheckCommand},
+    {"build", AddBuildCommand, true},
+    {"test", AddTestCommand, true},
+    {"bench", AddBenchCommand, true},
+    {"profile", AddProfileCommand, true},
     {"tune", AddTuneCommand},          // locks nothing itself: each variant builds in its own copy
     {"optimize", AddOptimizeCommand},  // likewise: each worker builds in its own copy
-    {"doctor", AddDoctorCommand},     {"skill", AddSkillCommand},
+    {"package", AddPackageCommand, true},  // reads build/: never while a build writes it
+    {"doctor", AddDoctorCommand},
+    {"skill", AddSkillCommand},
 };
 
 // Builds the root application: global options and every command of kCommands.
