@@ -51,7 +51,7 @@ TEST_F(ScaffoldTest, RendersBuildTomlAndEveryTemplateFile) {
   EXPECT_EQ(PlannedPaths(*plan),
             (std::vector<std::string>{".gitignore", "build.toml", "my_op_cuda/op.cu",
                                       "torch-ext/my_op/__init__.py"}));
-  EXPECT_EQ(plan->files[0].content, "build/\nresults/\n");
+  EXPECT_EQ(plan->files[0].content, "build/\nresults/\ndist/\n");
   EXPECT_EQ(
       plan->files[1].content,
       "[general]\nname = \"my-op\"\nversion = 1\n\n[kernel.op]\nsrc = [\"my_op_cuda/op.cu\"]\n");

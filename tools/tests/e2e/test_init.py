@@ -39,7 +39,7 @@ def test_init_renders_every_file(kbuild, tmp_path, template):
     assert doc["project_dir"] == str(project)
     on_disk = sorted(snapshot(project))
     assert sorted(doc["files"]) == on_disk
-    assert (project / ".gitignore").read_text() == "build/\nresults/\n"
+    assert (project / ".gitignore").read_text() == "build/\nresults/\ndist/\n"
     for required in ("build.toml", "torch-ext/torch_binding.cpp", "torch-ext/my_op/__init__.py"):
         assert required in on_disk, f"{template}: {required} not written"
     for rel in on_disk:

@@ -82,7 +82,7 @@ void AddInitCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
   auto* sub = app.add_subcommand(
       "init",
       "Create a kernel project (build.toml, CUDA sources, torch binding, Python package, a "
-      ".gitignore for build/ and results/) from a template");
+      ".gitignore for build/, results/ and dist/) from a template");
   auto options = std::make_shared<InitOptions>();
   sub->add_option("NAME", options->name,
                   "Project name: lowercase letters, digits and dashes, starting with a letter, "

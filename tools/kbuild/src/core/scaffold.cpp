@@ -12,8 +12,9 @@ namespace {
 // How many colliding paths an error names before summarizing the rest.
 constexpr size_t kCollisionsShown = 5;
 
-// Every new project ignores what kbuild writes: build outputs and benchmark results.
-constexpr const char* kProjectGitignore = "build/\nresults/\n";
+// Every new project ignores what kbuild writes: build outputs, benchmark results and
+// kbuild package's dist/.
+constexpr const char* kProjectGitignore = "build/\nresults/\ndist/\n";
 
 std::string PythonNameOf(const std::string& name) {
   std::string out = name;
