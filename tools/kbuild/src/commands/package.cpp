@@ -59,6 +59,8 @@ int RunPackageCommand(const GlobalOptions& global, const PackageFlags& flags) {
   const std::string shown_dir = result->dir.lexically_normal().generic_string();
   const std::string upload = UploadCommand(*result, shown_dir);
   Describe(report, *result, shown_dir, upload);
+  result->dir =
+      std::filesystem::absolute(result->dir).lexically_normal();  // JSON paths are absolute
   report.data().update(PackageResultJson(*result, upload));
   return report.Finish();
 }
