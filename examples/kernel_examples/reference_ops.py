@@ -3,6 +3,7 @@ torch-ext/<name>/__init__.py), for checking on any device, without a GPU,
 that a patch calls the right op with the right arguments: the patched model
 with these must match the unpatched one. Not fast; not the kernels."""
 
+from collections import Counter
 from types import SimpleNamespace
 
 import torch
@@ -105,3 +106,19 @@ def ltx_kernels():
         "rope": SimpleNamespace(rope=rope_tables),
         "adaln": SimpleNamespace(adaptive_norm=adaptive_norm, gated_residual=gated_residual),
     }
+
+
+def count_calls(kernels):
+    """The kernels with every function wrapped to count its calls: returns
+    (the wrapped dict, the Counter of calls by function name)."""
+    calls = Counter()
+
+    def wrap(name, fn):
+        def call(*args, **kwargs):
+            calls[name] += 1
+            return fn(*args, **kwargs)
+        return call
+
+    wrapped = {t: SimpleNamespace(**{n: wrap(n, f) for n, f in vars(ns).items()})
+               for t, ns in kernels.items()}
+    return wrapped, calls

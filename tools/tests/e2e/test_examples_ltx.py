@@ -12,7 +12,6 @@ and the graph calls our ops the expected number of times.
 import sys
 from collections import Counter
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import torch
@@ -28,6 +27,7 @@ from diffusers import LTXVideoTransformer3DModel  # noqa: E402
 
 sys.path[:0] = [str(REPO_ROOT / "examples"), str(REPO_ROOT / "examples" / "ltx_video")]
 import ltx_patch  # noqa: E402
+from kernel_examples import reference_ops  # noqa: E402
 from kernel_examples.reference_ops import ltx_kernels  # noqa: E402
 
 LAYERS = 2
@@ -60,21 +60,6 @@ def tiny_inputs(batch=2, per_token_timestep=False, device=None):
                 width=WIDTH, rope_interpolation_scale=(8 / 25, 32, 32), return_dict=False)
 
 
-def counted(kernels):
-    """The kernels with every function wrapped to count its calls."""
-    calls = Counter()
-
-    def wrap(name, fn):
-        def call(*args, **kwargs):
-            calls[name] += 1
-            return fn(*args, **kwargs)
-        return call
-
-    wrapped = {t: SimpleNamespace(**{n: wrap(n, f) for n, f in vars(ns).items()})
-               for t, ns in kernels.items()}
-    return wrapped, calls
-
-
 def originals(model):
     """What the patch replaces, per block: instance forwards and processors."""
     state = []
@@ -91,7 +76,7 @@ def test_stand_ins_match_unpatched_and_undo_restores(per_token_timestep):
     torch.manual_seed(1)
     inputs = tiny_inputs(per_token_timestep=per_token_timestep)
     before = originals(model)
-    kernels, calls = counted(ltx_kernels())
+    kernels, calls = reference_ops.count_calls(ltx_kernels())
     with torch.no_grad():
         expected = model(**inputs)[0]
         patches = ltx_patch.apply(model, kernels)

@@ -28,23 +28,6 @@ def tiny_config(layers=2):
         num_attention_heads=4, num_key_value_heads=2, head_dim=32, vocab_size=512)
 
 
-def counted(kernels):
-    """The stand-ins, each call counted per op name."""
-    from types import SimpleNamespace
-
-    calls = Counter()
-
-    def wrap(name, fn):
-        def call(*args, **kwargs):
-            calls[name] += 1
-            return fn(*args, **kwargs)
-        return call
-
-    out = {t: SimpleNamespace(**{n: wrap(n, f) for n, f in vars(m).items()})
-           for t, m in kernels.items()}
-    return out, calls
-
-
 def test_patched_model_matches_transformers_and_undo_restores_it():
     import qwen3_patch
     from kernel_examples import reference_ops
@@ -52,7 +35,7 @@ def test_patched_model_matches_transformers_and_undo_restores_it():
     torch.manual_seed(0)
     model = transformers.Qwen3ForCausalLM(tiny_config()).eval()
     ids = torch.randint(0, 512, (2, 16))
-    kernels, calls = counted(reference_ops.qwen3_kernels())
+    kernels, calls = reference_ops.count_calls(reference_ops.qwen3_kernels())
     with torch.no_grad():
         before = model(ids).logits
         patches = qwen3_patch.apply(model, kernels)
