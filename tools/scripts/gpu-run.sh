@@ -159,6 +159,14 @@ if [[ $DRY == 0 ]]; then
       export PYTHONPATH="/tmp/site/nvidia_cutlass_dsl/dsl_packages:$PYTHONPATH"
   fi
 fi
+# GPU_RUN_FLUSH_PROBE=1, first (it needs no kbuild and takes seconds): does the L2 flush (a
+# write of 2 x L2) slow the timed kernel through dirty lines? A copy of 4-1024 MB after a
+# memset, a read, or both (tools/peer_bench/l2_flush_probe.cu).
+if [[ "${GPU_RUN_FLUSH_PROBE:-0}" == 1 ]]; then
+  step "L2 flush probe" flush-probe.log bash -c "nvcc -O3 -std=c++17 -arch=sm_90a \
+    '$ROOT/tools/peer_bench/l2_flush_probe.cu' -o '$WORK/flush_probe' && '$WORK/flush_probe'"
+fi
+
 if [[ $TEMPLATES == 1 || $KBUILD_SELFTESTS == 1 || $SANITIZE_PROOF == 1 ]]; then
   BUILD="$WORK/kbuild-build"
   step "build kbuild" kbuild-build.log bash -c "cmake -S '$ROOT' -B '$BUILD' -G Ninja \
@@ -294,13 +302,6 @@ if [[ $FEATURES == 1 && ( -d "$proj/build" || $DRY == 1 ) ]]; then
     kbuild -C "$proj" bench --graph --filter "$small"
   step "rmsnorm: kbuild bench --compare (small cases)" rmsnorm-harness.log \
     kbuild -C "$proj" bench --filter "$small" --compare "$WORK/small-baseline.json"
-fi
-
-# GPU_RUN_FLUSH_PROBE=1: does the L2 flush (a write of 2 x L2) slow the timed kernel through
-# dirty lines? A copy of 4-1024 MB after a memset, a read, or both (tools/peer_bench/l2_flush_probe.cu).
-if [[ "${GPU_RUN_FLUSH_PROBE:-0}" == 1 ]]; then
-  step "L2 flush probe" flush-probe.log bash -c "nvcc -O3 -std=c++17 -arch=sm_90a \
-    '$ROOT/tools/peer_bench/l2_flush_probe.cu' -o '$WORK/flush_probe' && '$WORK/flush_probe'"
 fi
 
 # Launch-shape sweep of the rmsnorm kernel (tools/peer_bench/rmsnorm_launch_sweep.cu), and
