@@ -24,6 +24,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 import ltx_patch  # noqa: E402
 from kernel_examples import cli, kernels_loader  # noqa: E402
+from kernel_examples.default_dtype import default_dtype  # noqa: E402
 from kernel_examples.accuracy import TOLERANCE_FACTOR, rel_l2  # noqa: E402
 from kernel_examples.profile_share import profile_step  # noqa: E402
 from kernel_examples.timing import time_step  # noqa: E402
@@ -54,13 +55,8 @@ def ltx_video_config(layers: int) -> dict:
 
 def build_model(layers: int) -> LTXVideoTransformer3DModel:
     torch.manual_seed(0)
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(torch.bfloat16)
-    try:
-        with torch.device("cuda"):
-            model = LTXVideoTransformer3DModel(**ltx_video_config(layers))
-    finally:
-        torch.set_default_dtype(previous)
+    with default_dtype(torch.bfloat16), torch.device("cuda"):
+        model = LTXVideoTransformer3DModel(**ltx_video_config(layers))
     return model.eval()
 
 

@@ -22,6 +22,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 import qwen3_patch  # noqa: E402
 from kernel_examples import cli, kernels_loader  # noqa: E402
+from kernel_examples.default_dtype import default_dtype  # noqa: E402
 from kernel_examples.accuracy import TOLERANCE_FACTOR, rel_l2, within_budget  # noqa: E402
 from kernel_examples.profile_share import profile_step  # noqa: E402
 from kernel_examples.timing import time_step  # noqa: E402
@@ -43,13 +44,8 @@ def qwen3_8b_config(layers: int) -> Qwen3Config:
 
 def build_model(layers: int) -> Qwen3ForCausalLM:
     torch.manual_seed(0)
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(torch.bfloat16)
-    try:
-        with torch.device("cuda"):
-            model = Qwen3ForCausalLM(qwen3_8b_config(layers))
-    finally:
-        torch.set_default_dtype(previous)
+    with default_dtype(torch.bfloat16), torch.device("cuda"):
+        model = Qwen3ForCausalLM(qwen3_8b_config(layers))
     return model.eval()
 
 
@@ -160,7 +156,8 @@ def main():
         "cuda": torch.version.cuda, "transformers": transformers.__version__,
         "layers": args.layers, "cases": {c: b * (t if k == "prefill" else 1)
                                          for c, (k, b, t) in cases.items()},
-        "check": check_logits(model, kernels, torch.randint(0, 151936, (1, 512), device="cuda")),
+        "check": check_logits(model, kernels, torch.randint(
+            0, model.config.vocab_size, (1, 512), device="cuda")),
         "times_ms": {c: {} for c in cases}, "profile": {"case": profile_case},
     }
     print("logits:", json.dumps(results["check"]))

@@ -28,6 +28,8 @@ from diffusers import LTXVideoTransformer3DModel  # noqa: E402
 sys.path[:0] = [str(REPO_ROOT / "examples"), str(REPO_ROOT / "examples" / "ltx_video")]
 import ltx_patch  # noqa: E402
 from kernel_examples import reference_ops  # noqa: E402
+from kernel_examples.default_dtype import default_dtype  # noqa: E402
+from kernel_examples.graph_ops import op_calls  # noqa: E402
 from kernel_examples.reference_ops import ltx_kernels  # noqa: E402
 
 LAYERS = 2
@@ -123,37 +125,18 @@ def test_refuses_to_patch_twice_and_unknown_kernels():
         ltx_patch.apply(tiny_model(), {"geglu": object()})
 
 
-def op_calls(graph, namespace):
-    """Calls of each op of `namespace` in an exported graph (a mutating op may
-    appear wrapped in auto_functionalized)."""
-    calls = Counter()
-    for node in graph.nodes:
-        target = node.target
-        if target is torch.ops.higher_order.auto_functionalized:
-            target = node.args[0]
-        name = str(target)
-        if node.op == "call_function" and name.startswith(namespace + "."):
-            calls[name.split(".")[1]] += 1
-    return calls
-
-
 def test_real_kernels_export_strict_without_graph_breaks(built_projects):
     from kernels import get_local_kernel
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     kernels = {t: get_local_kernel(Path(built_projects.get(t))) for t in ("rmsnorm", "rope", "adaln")}
-    default_dtype = torch.get_default_dtype()
-    torch.set_default_dtype(torch.bfloat16)
-    try:
-        with FakeTensorMode(allow_non_fake_inputs=True):
-            with torch.device("cuda"):
-                model = tiny_model()
-            inputs = tiny_inputs(batch=1, device="cuda")
-            patches = ltx_patch.apply(model, kernels)
-            # Outside torch.device(...): its mode would itself break the graph.
-            exported = torch.export.export(model, (), inputs, strict=True)
-    finally:
-        torch.set_default_dtype(default_dtype)
+    with default_dtype(torch.bfloat16), FakeTensorMode(allow_non_fake_inputs=True):
+        with torch.device("cuda"):
+            model = tiny_model()
+        inputs = tiny_inputs(batch=1, device="cuda")
+        patches = ltx_patch.apply(model, kernels)
+        # Outside torch.device(...): its mode would itself break the graph.
+        exported = torch.export.export(model, (), inputs, strict=True)
     assert dict(patches.counts) == EXPECTED_PATCHES
     calls = Counter()
     for module in kernels.values():

@@ -87,24 +87,21 @@ sys.path[:0] = [sys.argv[1] + "/examples", sys.argv[1] + "/examples/qwen3_8b"]
 from kernels import get_local_kernel
 from torch._subclasses.fake_tensor import FakeTensorMode
 import transformers, qwen3_patch
+from kernel_examples.default_dtype import default_dtype
+from kernel_examples.graph_ops import op_calls
 projects = json.loads(sys.argv[2])
 kernels = {t: get_local_kernel(Path(p)) for t, p in projects.items()}
 config = transformers.Qwen3Config(hidden_size=128, intermediate_size=256, num_hidden_layers=2,
     num_attention_heads=4, num_key_value_heads=2, head_dim=32, vocab_size=512)
-torch.set_default_dtype(torch.bfloat16)
-with FakeTensorMode(allow_non_fake_inputs=True):
+with default_dtype(torch.bfloat16), FakeTensorMode(allow_non_fake_inputs=True):
     with torch.device("cuda"):
         model = transformers.Qwen3ForCausalLM(config).eval()
     qwen3_patch.apply(model, kernels)
     ids = torch.zeros(1, 16, dtype=torch.long, device="cuda")
     exported = torch.export.export(model, (ids,), kwargs={"use_cache": False}, strict=True)
-names = {k.__name__: t for t, k in kernels.items()}
 calls = Counter()
-for node in exported.graph.nodes:
-    target = str(node.target)
-    for namespace, template in names.items():
-        if node.op == "call_function" and target.startswith(namespace + "."):
-            calls[target.split(".")[1]] += 1
+for module in kernels.values():
+    calls.update(op_calls(exported.graph, module.__name__))
 print(json.dumps(calls))
 """
 
