@@ -16,17 +16,20 @@ def profile_step(fn: Callable[[], object], namespaces: Iterable[str], steps: int
                  ) -> Dict[str, float]:
     """Microseconds of GPU time per step: total, gemm, attention, ours (the
     kernels our ops launched, attributed through the op events of the given
-    namespaces) and other; plus each part's share of the total."""
+    namespaces) and other; plus each part's share of the total, and the
+    kernels launched per step (a step whose wall time is far above its GPU
+    total is bound by the host's launches, not by the GPU)."""
     fn()
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         for _ in range(steps):
             fn()
         torch.cuda.synchronize()
-    parts = {"total": 0.0, "gemm": 0.0, "attention": 0.0}
+    parts = {"total": 0.0, "gemm": 0.0, "attention": 0.0, "kernels": 0}
     for event in prof.events():
         if event.device_type != torch.autograd.DeviceType.CUDA:
             continue
+        parts["kernels"] += 1
         parts["total"] += event.device_time
         if GEMM.search(event.name):
             parts["gemm"] += event.device_time

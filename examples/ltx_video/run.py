@@ -137,6 +137,9 @@ def table(results) -> str:
                                            for c in cols]),
              row("max abs diff vs eager", [f"{results['check'][c]['max_abs_diff_vs_eager']:.3g}"
                                            for c in cols])]
+    lines.append(row("GPU ms per step (profiler)",
+                     [f"{data[c]['profile']['total'] / 1000:.2f}" for c in cols]))
+    lines.append(row("kernels per step", [f"{data[c]['profile']['kernels']:.0f}" for c in cols]))
     for part in ("gemm", "attention", "ours", "other"):
         lines.append(row(f"GPU share: {part}", [f"{data[c]['profile'][part + '_share']:.1%}"
                                                 for c in cols]))

@@ -90,21 +90,31 @@ def decode_step(model, forward, batch, prompt, steps_room=8):
                            cache_position=position, logits_to_keep=1)
 
 
-def measure_column(model, compiled, cases, iters, profile_case, namespaces):
-    """Times every case with the model as it is now (patched or not)."""
+def frames_compiled() -> int:
+    """Frames dynamo has compiled in this process (grows on every recompile)."""
+    return sum(torch._dynamo.utils.counters["frames"].values())
+
+
+def measure_column(model, compiled, cases, iters, namespaces):
+    """Times and profiles every case with the model as it is now (patched or
+    not). Per case: the wall times, the profiler's GPU time and split, and
+    how many frames dynamo compiled while the case was timed (a compiled
+    case that recompiles there is not timing what it claims)."""
     torch._dynamo.reset()
     forward = torch.compile(model.forward, fullgraph=True, dynamic=False) if compiled \
         else model.forward
-    times, profile = {}, None
+    times, profiles, recompiles = {}, {}, {}
     with torch.no_grad():
         for name, (kind, batch, tokens) in cases.items():
             step = prefill_step(forward, torch.randint(
                 0, model.config.vocab_size, (batch, tokens), device="cuda")) \
                 if kind == "prefill" else decode_step(model, forward, batch, tokens)
+            step()  # compiles before the count starts
+            before = frames_compiled()
             times[name] = time_step(step, warmup=3, iters=iters)
-            if name == profile_case:
-                profile = profile_step(step, namespaces)
-    return times, profile
+            recompiles[name] = frames_compiled() - before
+            profiles[name] = profile_step(step, namespaces)
+    return times, profiles, recompiles
 
 
 def table(results) -> str:
@@ -118,6 +128,18 @@ def table(results) -> str:
         tokens_per_s = results["cases"][case] * 1000.0 / ms[3]
         lines.append(f"| {case} | " + " | ".join(f"{m:.2f} ms" for m in ms)
                      + f" | {ms[0] / ms[1]:.3f}x | {ms[2] / ms[3]:.3f}x | {tokens_per_s:,.0f} |")
+    return "\n".join(lines)
+
+
+def gpu_table(results) -> str:
+    """Per case and column: the profiler's GPU time per call and the kernels
+    it launched. Wall time well above GPU time means the host's launches
+    bound the call, not the GPU."""
+    lines = ["| case | " + " | ".join(f"{c}: GPU ms, kernels" for c in COLUMNS) + " |",
+             "|---" * (len(COLUMNS) + 1) + "|"]
+    for case, row in results["gpu"].items():
+        lines.append(f"| {case} | " + " | ".join(
+            f"{row[c]['total'] / 1000:.2f}, {row[c]['kernels']:.0f}" for c in COLUMNS) + " |")
     return "\n".join(lines)
 
 
@@ -148,8 +170,6 @@ def main():
     cases = {f"prefill {b}x{t}": ("prefill", b, t) for b, t in args.prefill}
     cases.update({f"decode {b} token{'s' * (b > 1)}, {args.decode_prompt} cached":
                   ("decode", b, args.decode_prompt) for b in args.decode_batches})
-    # The profiler's split of GPU time: the longest prefill case.
-    profile_case = max(cases, key=lambda c: cases[c][1] * cases[c][2] * (cases[c][0] == "prefill"))
     results = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
@@ -158,23 +178,28 @@ def main():
                                          for c, (k, b, t) in cases.items()},
         "check": check_logits(model, kernels, torch.randint(
             0, model.config.vocab_size, (1, 512), device="cuda")),
-        "times_ms": {c: {} for c in cases}, "profile": {"case": profile_case},
+        "times_ms": {c: {} for c in cases}, "gpu": {c: {} for c in cases},
+        "recompiles_while_timed": {c: {} for c in cases},
     }
     print("logits:", json.dumps(results["check"]))
     for column in COLUMNS:
         patches = qwen3_patch.apply(model, kernels) if "ours" in column else None
-        times, profile = measure_column(model, column.startswith("compile"), cases,
-                                        args.iters, profile_case, namespaces)
+        times, profiles, recompiles = measure_column(model, column.startswith("compile"), cases,
+                                                     args.iters, namespaces)
         if patches:
             patches.undo()
         for case, t in times.items():
             results["times_ms"][case][column] = t
-        results["profile"][column] = profile
+            results["gpu"][case][column] = profiles[case]
+            results["recompiles_while_timed"][case][column] = recompiles[case]
         print(column, {c: round(t["median_ms"], 3) for c, t in times.items()})
+        print(column, "GPU ms", {c: round(p["total"] / 1000, 3) for c, p in profiles.items()},
+              "recompiles while timed", recompiles)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "qwen3_8b.json").write_text(json.dumps(results, indent=2))
-    (args.out / "qwen3_8b.md").write_text(table(results) + "\n")
+    (args.out / "qwen3_8b.md").write_text(table(results) + "\n\n" + gpu_table(results) + "\n")
     print(table(results))
+    print(gpu_table(results))
     if not results["check"]["ok"]:
         sys.exit("the patched model's logits are further from fp32 than transformers' own")
 

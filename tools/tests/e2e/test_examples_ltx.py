@@ -145,3 +145,20 @@ def test_real_kernels_export_strict_without_graph_breaks(built_projects):
     # The eager forms are gone: diffusers' RMSNorm (rsqrt) and torch's RMSNorm.
     eager = {str(n.target) for n in exported.graph.nodes if n.op == "call_function"}
     assert not eager & {"aten.rsqrt.default", "aten.rms_norm.default"}, sorted(eager)
+
+
+def test_table_shows_speedups_errors_and_gpu_time_per_column():
+    """run.py's table from made-up numbers: speedup over eager, the error
+    rows, the profiler's GPU time and kernels per step, and the shares."""
+    import run
+    columns = {}
+    for i, (column, ms) in enumerate(zip(run.COLUMNS, (40.0, 30.0, 32.0, 25.0))):
+        profile = {"total": 1000.0 * (ms - 5), "kernels": 900 - 100 * i}
+        profile.update({f"{p}_share": 0.25 for p in ("gemm", "attention", "ours", "other")})
+        columns[column] = {"times_ms": {"median_ms": ms}, "profile": profile}
+    check = {c: {"rel_l2_vs_fp32": 0.01, "max_abs_diff_vs_eager": 0.0} for c in run.COLUMNS}
+    lines = run.table({"columns": columns, "check": check}).splitlines()
+    assert lines[2] == "| ms per step (median) | 40.00 | 30.00 | 32.00 | 25.00 |"
+    assert lines[3] == "| speedup vs eager | 1.000x | 1.333x | 1.250x | 1.600x |"
+    assert "| GPU ms per step (profiler) | 35.00 | 25.00 | 27.00 | 20.00 |" in lines
+    assert "| kernels per step | 900 | 800 | 700 | 600 |" in lines

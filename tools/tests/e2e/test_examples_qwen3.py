@@ -112,3 +112,23 @@ def test_patched_model_exports_in_one_graph_with_the_real_kernels(built_projects
     assert result.returncode == 0, result.stderr[-4000:]
     calls = json.loads(result.stdout.strip().splitlines()[-1])
     assert calls == {"rms_norm": 7, "rope": 2, "fused_add_rms_norm": 2, "silu_mul": 2}
+
+
+def test_tables_show_wall_time_ratios_and_gpu_time_per_column():
+    """run.py's two tables from made-up numbers: the ratios are eager over
+    eager + ours and compile over compile + ours; the GPU table shows each
+    column's profiler time and kernels per call."""
+    import run
+    case = "prefill 1x512"
+    wall = dict(zip(run.COLUMNS, (30.0, 20.0, 15.0, 12.0)))
+    results = {
+        "cases": {case: 512},
+        "times_ms": {case: {c: {"median_ms": ms} for c, ms in wall.items()}},
+        "gpu": {case: {c: {"total": 1000.0 * ms / 2, "kernels": 100 + i}
+                       for i, (c, ms) in enumerate(wall.items())}},
+    }
+    row = run.table(results).splitlines()[2]
+    assert row.startswith(f"| {case} | 30.00 ms | 20.00 ms | 15.00 ms | 12.00 ms |")
+    assert "| 1.500x | 1.250x | 42,667 |" in row
+    gpu_row = run.gpu_table(results).splitlines()[2]
+    assert gpu_row == f"| {case} | 15.00, 100 | 10.00, 101 | 7.50, 102 | 6.00, 103 |"
