@@ -198,13 +198,14 @@ fi
 # without one).
 [[ $WORKER_TESTS == 1 ]] && step "bench worker tests (pytest, GPU)" bench-worker.log \
   python3 -m pytest -q -rs "$ROOT/tools/harness/python"
-# The C++ side of the same rules (tools/harness/tests/torch/host_ahead_gpu_test.cpp).
-[[ $WORKER_TESTS == 1 ]] && step "host kept ahead: C++ timing tests (GPU)" bench-worker.log \
+# The C++ side of the same rules (tools/harness/tests/torch/host_ahead_gpu_test.cpp) and the
+# L2 flush's read kernel (l2_flush_gpu_test.cpp).
+[[ $WORKER_TESTS == 1 ]] && step "host kept ahead + L2 flush: C++ timing tests (GPU)" bench-worker.log \
   bash -c "cmake -S '$ROOT' -B '$WORK/test-build' -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DKBUILD_BUILD_TESTS=ON -DKBUILD_TORCH_DIR=\"\$(python3 -c 'import os, torch; \
     print(os.path.dirname(torch.__file__))')\" > /dev/null && cmake --build '$WORK/test-build' \
     --target kbuild_harness_torch_tests && \
-    '$WORK/test-build/tools/harness/kbuild_harness_torch_tests' --gtest_filter='HostAhead*'"
+    '$WORK/test-build/tools/harness/kbuild_harness_torch_tests' --gtest_filter='HostAhead*:ReadKernelOnGpu*'"
 
 # kbuild profile on a kernel near the copy limit and on one slow on purpose (uncoalesced, through
 # local memory): the two summaries must tell them apart and name the causes.

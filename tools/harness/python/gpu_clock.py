@@ -1,4 +1,4 @@
-"""The GPU-side tools of peer_timing: timing events, the L2 flush buffer, and a spin kernel
+"""The GPU-side tools of peer_timing: timing events, the L2 flush, and a spin kernel
 (torch.cuda._sleep) that keeps the GPU busy while the host enqueues the timed calls."""
 
 import contextlib
@@ -9,7 +9,7 @@ import torch
 
 CALIBRATION_CYCLES = 20_000_000  # about 10 ms at H200 clocks
 
-_flush_buffers = {}
+_flushes = {}
 _cycles_per_us = {}
 
 
@@ -37,14 +37,27 @@ def l2_cache_bytes():
     return torch.cuda.get_device_properties(torch.cuda.current_device()).L2_cache_size
 
 
-def flush_buffer():
-    """max(2 x L2, 1 MiB) bytes, as timing.cpp's L2Flusher; writing it evicts the last call's
-    data from L2. One per device for the process."""
-    device = torch.cuda.current_device()
-    if device not in _flush_buffers:
+class L2Flush:
+    """timing.cpp's L2Flusher: a write of max(2 x L2, 1 MiB) bytes evicts the last call's data,
+    then a read of the same bytes leaves L2 full of clean lines, so the timed call does not pay
+    for writing back the flush's dirty ones. One per device for the process."""
+
+    def __init__(self):
         size = max(2 * l2_cache_bytes(), 1 << 20)
-        _flush_buffers[device] = torch.empty(size, dtype=torch.uint8, device="cuda")
-    return _flush_buffers[device]
+        self.buffer = torch.empty(size, dtype=torch.uint8, device="cuda")
+        self.words = self.buffer.view(torch.int32)
+        self.sum = torch.empty((), dtype=torch.int64, device="cuda")
+
+    def __call__(self):
+        self.buffer.fill_(0x5A)
+        torch.sum(self.words, dtype=torch.int64, out=self.sum)
+
+
+def l2_flush():
+    device = torch.cuda.current_device()
+    if device not in _flushes:
+        _flushes[device] = L2Flush()
+    return _flushes[device]
 
 
 def cycles_per_us():

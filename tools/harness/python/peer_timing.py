@@ -2,7 +2,7 @@
 so that a peer and our op timed in the same process are measured alike.
 
 Keep in step with timing.cpp and stats.cpp: the warm-up, the L2 flush (a write of max(2 x L2,
-1 MiB) before each eager call), events on the current stream, the host kept ahead of the GPU
+1 MiB) then a read of it, before each eager call), events on the current stream, the host kept ahead of the GPU
 (include/kbuild/harness/host_ahead.h: a pilot of up to 32 timed iterations and 32 bare calls
 behind a spin of 100 us per call; then chunks of at most 32 timed iterations, each behind one
 spin of 1.5 x chunk x host time per iteration + 50 us capped at 500 ms; a chunk with a call
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from gpu_clock import behind_spin, cycles_per_us, elapsed_us, events, flush_buffer, gc_paused, spin
+from gpu_clock import behind_spin, cycles_per_us, elapsed_us, events, gc_paused, l2_flush, spin
 from peer_text import describe_exception
 
 GRAPH_REPLAYS = 20
@@ -129,7 +129,7 @@ def host_fell_behind(call_enqueued_us, gpu_reached_us, spin_us):
 def _time_eager(call, sets, iterations):
     """Per call: flush L2 (not timed), event, call, event; in chunks, each enqueued behind a spin
     sized from the pilot; then every call checked against the GPU's clock (host_fell_behind)."""
-    flush = flush_buffer()
+    flush = l2_flush()
     starts, stops = events(iterations), events(iterations)
     spin_began = events(1)[0]
     enqueued_us = [0.0] * iterations
@@ -137,7 +137,7 @@ def _time_eager(call, sets, iterations):
 
     def enqueue_iterations(first, count):
         for i in range(first, first + count):
-            flush.fill_(0x5A)
+            flush()
             starts[i].record()
             call(i % sets)
             enqueued_us[i] = 1e6 * (time.perf_counter() - origin[0])

@@ -63,20 +63,37 @@ class Events {
   std::vector<cudaEvent_t> events_;
 };
 
-// Writing a buffer twice the L2 size evicts whatever the last launch left there.
+// Evicts whatever the last launch left in L2, in two untimed steps over a
+// buffer twice the L2 size: a write (it evicts everything), then a read.
+// The read matters: after the write alone L2 is full of dirty lines, and the
+// timed kernel paid for writing them back (measured on an H200: a 33 MB copy
+// took 13.95 us after the write, 12.19 us after write + read; results/
+// h200-2026-12-02/run-0008, tools/peer_bench/l2_flush_probe.cu).
 class L2Flusher {
  public:
   L2Flusher() : bytes_(std::max<std::int64_t>(2 * L2CacheBytes(), 1 << 20)) {
     cudaMalloc(&buffer_, static_cast<std::size_t>(bytes_));
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, CurrentDevice());
+    blocks_ = std::max(1, 8 * sms);
   }
   ~L2Flusher() { cudaFree(buffer_); }
+  // Enqueues the flush; the first error it met stays in error().
   void Flush(cudaStream_t stream) {
     cudaMemsetAsync(buffer_, 0x5A, static_cast<std::size_t>(bytes_), stream);
+    std::string error;
+    if (LaunchReadKernel(buffer_, bytes_, blocks_, stream, &error) != cudaSuccess &&
+        error_.empty()) {
+      error_ = "flushing L2: " + error;
+    }
   }
+  const std::string& error() const { return error_; }
 
  private:
   std::int64_t bytes_;
   void* buffer_ = nullptr;
+  int blocks_ = 1;
+  std::string error_;
 };
 
 // Times `count` back-to-back launches with one event pair and the host clock
@@ -150,6 +167,7 @@ Timing TimeEager(const Launch& launch, const TimingOptions& options, cudaStream_
     cudaEventRecord(events[2 * i + 1], stream);
   };
   const double us_per_iteration = PilotUsPerCall(timed_iteration, options, stream, &timing.error);
+  if (timing.error.empty()) timing.error = flusher.error();
   if (!timing.error.empty()) return timing;
   timing.host_us_per_call =
       PilotUsPerCall(BareCalls(launch, options), options, stream, &timing.error);
