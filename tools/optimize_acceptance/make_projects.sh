@@ -60,16 +60,20 @@ BENCH_FILTER_LINE="$(grep '^bench-filter = ' "$TEMPLATE_PROJ/kbuild.toml")"
 cat > "$PROJ/kbuild.toml" <<EOF
 # kbuild-only settings. The [tune] space: the launch shape of the naive kernel
 # (${PKG}_cuda/rms_norm.cu), the first value of each list its default. A coarse
-# grid (the kernel takes every power of two from 1 to 32 lanes and 1 to 8
+# grid (the kernel takes every power of two from 1 to 1024 lanes and 1 to 8
 # elements per load, and blocks of whole warps), so the few attempts that fit
-# one GPU call can cross it. Every point is valid (the kernel's static_asserts
-# hold for each value listed): no constraints.
+# one GPU call can cross it; past 32 lanes a row spans warps, which rows of
+# 3072-8192 elements need. Every point is valid (the kernel's static_asserts
+# hold for each value listed): no constraints. At 512 lanes both NAIVE_BLOCK
+# values build the same kernel (a block of one row, 512 threads); a constraint
+# dropping one would also block the climb's repeated move 128 -> 512 lanes
+# from NAIVE_BLOCK 256.
 [tune]
 max-spill-bytes = 0
 # The template's ranked cases (templates/rmsnorm/kbuild.toml), bf16.
 $BENCH_FILTER_LINE
 [tune.params]
-NAIVE_LANES = [1, 4, 16, 32]
+NAIVE_LANES = [1, 4, 16, 32, 128, 512]
 NAIVE_VEC = [1, 4, 8]
 NAIVE_BLOCK = [128, 256]
 EOF
