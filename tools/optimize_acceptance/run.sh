@@ -12,7 +12,7 @@
 # Usage: run.sh WORKDIR OUTDIR [all|scripted|builtin]
 # Environment: OPTIMIZE_CHILD_TIMEOUT (both runs' --child-timeout, default 90 s: the hang costs
 # this much, a valid candidate's longest step is estimated at under 45 s), OPTIMIZE_BUILTIN_BUDGET
-# (default 10 attempts) and OPTIMIZE_BUILTIN_TIME (seconds after which the builtin run starts no
+# (default 12 attempts) and OPTIMIZE_BUILTIN_TIME (seconds after which the builtin run starts no
 # attempt; default 330 for the builtin part alone, so that it fits one 10-minute call, none for
 # all, which is for gpu-run-detached.sh).
 set -euo pipefail
@@ -30,7 +30,7 @@ esac
 mkdir -p "$1" "$2"
 WORK="$(cd "$1" && pwd)" OUT="$(cd "$2" && pwd)"  # the proposer runs in the project folder
 CHILD_TIMEOUT="${OPTIMIZE_CHILD_TIMEOUT:-90}"
-BUDGET="${OPTIMIZE_BUILTIN_BUDGET:-10}"
+BUDGET="${OPTIMIZE_BUILTIN_BUDGET:-12}"
 TIME_LIMIT="${OPTIMIZE_BUILTIN_TIME:-$([[ $PART == builtin ]] && echo 330 || echo 0)}"
 # The scripted run ranks on three of the ranked cases: a short one, a long one, short rows.
 SCRIPTED_FILTER='^rms_norm/(2048x4096|32768x4096|648720x128) bf16'
