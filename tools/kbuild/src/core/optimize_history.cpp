@@ -15,7 +15,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr std::array<std::pair<AttemptVerdict, const char*>, 7> kVerdicts = {{
+constexpr std::array<std::pair<AttemptVerdict, const char*>, 8> kVerdicts = {{
     {AttemptVerdict::kOk, "ok"},
     {AttemptVerdict::kCompileError, "compile_error"},
     {AttemptVerdict::kTestFailed, "test_failed"},
@@ -23,6 +23,7 @@ constexpr std::array<std::pair<AttemptVerdict, const char*>, 7> kVerdicts = {{
     {AttemptVerdict::kTimedOut, "timed_out"},
     {AttemptVerdict::kRuleBroken, "rule_broken"},
     {AttemptVerdict::kProposerFailed, "proposer_failed"},
+    {AttemptVerdict::kLost, "lost"},
 }};
 
 constexpr std::array<std::pair<CandidateOrigin, const char*>, 5> kOrigins = {{

@@ -93,7 +93,9 @@ void IslandModel::Migrate() {
 }
 
 std::optional<PlannedAttempt> IslandModel::RepairOf(const std::optional<Attempt>& last) const {
-  if (!last || last->verdict == AttemptVerdict::kOk || last->candidate.repair >= options_.repairs) {
+  // A lost attempt failed on the cluster, not in its source: nothing to repair.
+  if (!last || last->verdict == AttemptVerdict::kOk || last->verdict == AttemptVerdict::kLost ||
+      last->candidate.repair >= options_.repairs) {
     return std::nullopt;
   }
   PlannedAttempt plan;

@@ -50,6 +50,7 @@ enum class AttemptVerdict {
   kTimedOut,
   kRuleBroken,  // the harness refused it (faster than physics, unwritten outputs, ...)
   kProposerFailed,
+  kLost,  // never evaluated: its queue worker went silent past the retries (queue_evaluator.h)
 };
 
 // What a proposer said it spent; absent when it did not say.
@@ -74,7 +75,8 @@ struct Attempt {
   std::optional<AttemptCost> cost;
 };
 
-// "ok", "compile_error", "test_failed", "crashed", "timed_out", "rule_broken", "proposer_failed".
+// "ok", "compile_error", "test_failed", "crashed", "timed_out", "rule_broken", "proposer_failed",
+// "lost".
 std::string VerdictWord(AttemptVerdict verdict);
 std::optional<AttemptVerdict> VerdictFromWord(const std::string& word);
 // "baseline", "proposer", "builtin", "repair", "migration".

@@ -273,6 +273,29 @@ Expected<QueueCounts> WorkQueue::Counts() {
   return counts;
 }
 
+Expected<bool> WorkQueue::IsQueued(const std::string& id) {
+  if (Status ok = CheckQueueName(id, "id"); !ok) return ok.error();
+  if (Status ok = PrepareFolders(); !ok) return ok.error();
+  if (fs_.KindOf(Folder("pending") / (id + ".json")) == FileKind::kRegular) return true;
+  for (const Entry& entry : ListRecords("claimed")) {
+    const auto names = SplitClaimName(entry.name);
+    if (names && names->first == id) return true;
+  }
+  return false;
+}
+
+Expected<std::optional<json>> WorkQueue::DoneRecordOf(const std::string& id) {
+  if (Status ok = CheckQueueName(id, "id"); !ok) return ok.error();
+  return ReadRecord(Folder("done") / (id + ".json"), kMaxRecordBytes);  // missing: nothing
+}
+
+bool WorkQueue::StopRequested() const { return fs_.Exists(dir_ / "stop"); }
+
+Status WorkQueue::RequestStop() {
+  if (Status ok = PrepareFolders(); !ok) return ok;
+  return fs_.Write(dir_ / "stop", "stop\n");
+}
+
 Expected<std::vector<DoneRecord>> WorkQueue::Done() {
   if (Status ok = PrepareFolders(); !ok) return ok.error();
   std::vector<DoneRecord> out;

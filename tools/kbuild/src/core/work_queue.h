@@ -74,6 +74,13 @@ class WorkQueue {
   // Progress and resume.
   Expected<QueueCounts> Counts();
   Expected<std::vector<DoneRecord>> Done();
+  // pending/<id>.json or a claimed/<id>.<worker>.json exists (a resumed run's attempt).
+  Expected<bool> IsQueued(const std::string& id);
+  // done/<id>.json, or nothing when it is not there (or not usable: then in skipped()).
+  Expected<std::optional<nlohmann::json>> DoneRecordOf(const std::string& id);
+  // queue/stop exists: workers end after their current evaluation.
+  bool StopRequested() const;
+  Status RequestStop();
 
   // Files passed over (links, malformed JSON, odd names), each naming its path.
   const std::vector<Error>& skipped() const { return skipped_; }
