@@ -13,6 +13,7 @@
 #include "core/package_variants.h"
 #include "core/python_exports.h"
 #include "core/report.h"
+#include "core/shell_quote.h"
 
 namespace kb {
 
@@ -228,14 +229,8 @@ nlohmann::json PackageResultJson(const PackageResult& result, const std::string&
 }
 
 std::string UploadCommand(const PackageResult& result, const fs::path& shown_dir) {
-  std::string dir = shown_dir.generic_string();
-  if (dir.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./-") !=
-      std::string::npos) {
-    std::string quoted = "'";
-    for (char c : dir) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    dir = quoted + "'";
-  }
-  return "hf upload " + result.repo_id + " " + dir + " . --repo-type kernel --revision " +
+  return "hf upload " + result.repo_id + " " + ShellWord(shown_dir.generic_string()) +
+         " . --repo-type kernel --revision " +
          result.revision;
 }
 

@@ -2,13 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <thread>
 
 #include "core/json_fields.h"
 #include "core/optimize_history.h"
+#include "core/periodic_thread.h"
 #include "core/stop_signal.h"
 
 namespace kb {
@@ -134,37 +133,21 @@ Expected<QueueCounts> QueueEvaluator::Counts() {
 
 namespace {
 
-// Beats the worker's heartbeat every `seconds` from its own thread until destroyed, so a long
-// evaluation keeps its claim. Its own WorkQueue: the worker's thread uses the other.
+// The worker's heartbeat, naming the attempt it holds, every `seconds` from its own thread
+// while an evaluation runs, so a long one keeps its claim. Its own WorkQueue: the worker's
+// thread uses the other.
 class HeartbeatThread {
  public:
-  HeartbeatThread(FileSystem& fs, const fs::path& queue_dir, std::string worker, std::string id,
-                  double seconds, QueueClock clock)
-      : queue_(fs, queue_dir), worker_(std::move(worker)), id_(std::move(id)) {
-    thread_ = std::thread([this, seconds, clock = std::move(clock)] {
-      std::unique_lock<std::mutex> lock(mutex_);
-      while (!done_) {
-        (void)queue_.Heartbeat(worker_, id_, clock.now());
-        wake_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; });
-      }
-    });
-  }
-  ~HeartbeatThread() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      done_ = true;
-    }
-    wake_.notify_all();
-    thread_.join();
+  HeartbeatThread(FileSystem& fs, const fs::path& queue_dir, const std::string& worker,
+                  const std::string& id, double seconds, const QueueClock& clock)
+      : queue_(fs, queue_dir),
+        beats_(seconds, PeriodicThread::First::kAtStart,
+               [this, worker, id, now = clock.now] { (void)queue_.Heartbeat(worker, id, now()); }) {
   }
 
  private:
   WorkQueue queue_;
-  std::string worker_, id_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool done_ = false;
-  std::thread thread_;
+  PeriodicThread beats_;
 };
 
 void Say(const QueueWorkerOptions& options, const std::string& line) {
@@ -180,6 +163,7 @@ Expected<QueueWorkerSummary> RunQueueWorker(FileSystem& fs, const fs::path& queu
   WorkQueue queue(fs, queue_dir);
   QueueWorkerSummary summary;
   double idle_since = clock.now();
+  double last_beat = -1e300;
   size_t reported_skips = 0;
   for (;;) {
     for (; reported_skips < queue.skipped().size(); ++reported_skips) {
@@ -193,7 +177,12 @@ Expected<QueueWorkerSummary> RunQueueWorker(FileSystem& fs, const fs::path& queu
       summary.why_ended = "stop requested (" + (queue_dir / "stop").string() + ")";
       break;
     }
-    if (Status s = queue.Heartbeat(options.name, std::nullopt, clock.now()); !s) return s.error();
+    if (clock.now() - last_beat >= options.heartbeat_seconds) {
+      if (Status s = queue.Heartbeat(options.name, std::nullopt, clock.now()); !s) {
+        return s.error();
+      }
+      last_beat = clock.now();
+    }
     auto claimed = queue.Claim(options.name);
     if (!claimed) return claimed.error();
     if (!*claimed) {
@@ -201,7 +190,7 @@ Expected<QueueWorkerSummary> RunQueueWorker(FileSystem& fs, const fs::path& queu
         summary.why_ended = fmt::format("nothing pending for {:.0f} s", options.idle_exit_seconds);
         break;
       }
-      clock.sleep(std::min(options.heartbeat_seconds, options.idle_exit_seconds));
+      clock.sleep(std::min(options.poll_seconds, options.idle_exit_seconds));
       continue;
     }
     const ClaimedWork& work = **claimed;
@@ -239,6 +228,7 @@ Expected<QueueWorkerSummary> RunQueueWorker(FileSystem& fs, const fs::path& queu
       ++summary.evaluated;
       Say(options, work.id + ": " + VerdictWord((*result)->verdict));
     }
+    last_beat = -1e300;  // the heartbeat thread named the attempt: say it is released
     auto completed = queue.Complete(options.name, work.id, record);
     if (!completed) return completed.error();
     if (*completed == CompleteOutcome::kDuplicateDropped) {

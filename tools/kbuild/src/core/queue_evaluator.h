@@ -73,7 +73,8 @@ struct QueueWorkerOptions {
   std::string name;                // the worker's queue name (CheckQueueName)
   std::filesystem::path run_dir;   // attempts/<id>/ are kept here (the queue's run folder)
   double idle_exit_seconds = 300;  // ends after this long with nothing pending
-  double heartbeat_seconds = 10;
+  double poll_seconds = 2;         // between looks at pending/ while idle
+  double heartbeat_seconds = 10;   // between heartbeats, idle or busy
   std::function<void(const std::string&)> progress;  // one line per event; may be empty
 };
 

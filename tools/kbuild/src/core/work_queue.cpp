@@ -296,6 +296,11 @@ Status WorkQueue::RequestStop() {
   return fs_.Write(dir_ / "stop", "stop\n");
 }
 
+Status WorkQueue::ClearStop() {
+  if (fs_.KindOf(dir_ / "stop") == FileKind::kMissing) return {};
+  return fs_.RemoveFileBelow(dir_, "stop");
+}
+
 Expected<std::vector<DoneRecord>> WorkQueue::Done() {
   if (Status ok = PrepareFolders(); !ok) return ok.error();
   std::vector<DoneRecord> out;

@@ -81,6 +81,7 @@ class WorkQueue {
   // queue/stop exists: workers end after their current evaluation.
   bool StopRequested() const;
   Status RequestStop();
+  Status ClearStop();  // a resumed run's workers must not find the last run's stop
 
   // Files passed over (links, malformed JSON, odd names), each naming its path.
   const std::vector<Error>& skipped() const { return skipped_; }

@@ -1,0 +1,128 @@
+#include "core/slurm_jobs.h"
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include "core/message_text.h"
+#include "core/shell_quote.h"
+
+namespace kb {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kSlurmCallSeconds = 60;
+
+bool OnlyChars(const std::string& text, const std::string& extra) {
+  return std::all_of(text.begin(), text.end(), [&](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || extra.find(c) != std::string::npos;
+  });
+}
+
+Error SlurmError(const std::string& what, const ProcessResult& r) {
+  if (r.not_found) {
+    return MakeError(ExitCode::kEnvironment, what + ": not found on PATH",
+                     "--backend slurm runs on a Slurm login node (sbatch, squeue, scancel)");
+  }
+  return MakeError(
+      ExitCode::kEnvironment,
+      what + (r.timed_out ? " timed out" : " failed (exit " + std::to_string(r.exit_code) + ")") +
+          ": " + CutForMessage(OneLine(r.output)),
+      "check the partition, account and time limit with sinfo and sacctmgr");
+}
+
+}  // namespace
+
+Status CheckSlurmOptions(const SlurmOptions& o) {
+  auto refuse = [](const std::string& why) {
+    return Status(MakeError(ExitCode::kUsage, why, "see kbuild optimize --help"));
+  };
+  if (o.tasks < 1 || o.tasks > 10000) return refuse("--jobs must be 1-10000");
+  if (!OnlyChars(o.partition, "_.-")) return refuse("--partition: letters, digits, _ . - only");
+  if (!OnlyChars(o.account, "_.-")) return refuse("--account: letters, digits, _ . - only");
+  const bool time_ok = std::all_of(o.time_limit.begin(), o.time_limit.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c)) || c == ':' || c == '-';
+  });
+  if (!time_ok) {
+    return refuse("--slurm-time: Slurm's time format (e.g. 2:00:00 or 1-00:00:00)");
+  }
+  if (o.gres.empty() || !OnlyChars(o.gres, ":_.-")) return refuse("gres: letters, digits, : _ . -");
+  return {};
+}
+
+std::string WorkerBatchScript(const fs::path& kbuild_exe, const fs::path& queue_dir) {
+  return "#!/bin/sh\n"
+         "# One kbuild optimize queue worker per array task (written by kbuild optimize).\n"
+         "exec " +
+         ShellWord(kbuild_exe.string()) + " worker --queue " + ShellWord(queue_dir.string()) +
+         " --name \"slurm-${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}-${SLURM_ARRAY_TASK_ID:-0}\"\n";
+}
+
+std::vector<std::string> SbatchArgv(const SlurmOptions& o, const fs::path& queue_dir) {
+  std::vector<std::string> argv = {"sbatch",
+                                   "--parsable",
+                                   "--job-name=kbuild-worker",
+                                   "--array=0-" + std::to_string(o.tasks - 1),
+                                   "--gres=" + o.gres,
+                                   "--output=" + (queue_dir / "slurm" / "%A_%a.out").string()};
+  if (!o.partition.empty()) argv.push_back("--partition=" + o.partition);
+  if (!o.account.empty()) argv.push_back("--account=" + o.account);
+  if (!o.time_limit.empty()) argv.push_back("--time=" + o.time_limit);
+  argv.push_back((queue_dir / "worker.sbatch").string());
+  return argv;
+}
+
+Expected<std::string> SubmitWorkerArray(FileSystem& fs, ProcessRunner& runner,
+                                        const SlurmOptions& options, const fs::path& kbuild_exe,
+                                        const fs::path& queue_dir) {
+  if (Status ok = CheckSlurmOptions(options); !ok) return ok.error();
+  if (Status s = fs.MakeDirectories(queue_dir / "slurm"); !s) return s.error();
+  if (Status s = fs.Write(queue_dir / "worker.sbatch", WorkerBatchScript(kbuild_exe, queue_dir));
+      !s) {
+    return s.error();
+  }
+  RunOptions run;
+  run.timeout_seconds = kSlurmCallSeconds;
+  const ProcessResult r = runner.Run(SbatchArgv(options, queue_dir), run);
+  if (r.not_found || r.timed_out || r.exit_code != 0) return SlurmError("sbatch", r);
+  // --parsable prints "<job id>" or "<job id>;<cluster>".
+  std::string id = OneLine(r.output);
+  id = id.substr(0, id.find(';'));
+  if (id.empty() || !OnlyChars(id, "_")) {
+    return MakeError(ExitCode::kEnvironment, "sbatch printed no job id: " + CutForMessage(id),
+                     "run the sbatch command by hand to see what it says");
+  }
+  return id;
+}
+
+Expected<SlurmArrayState> QueryWorkerArray(ProcessRunner& runner, const std::string& job_id) {
+  RunOptions run;
+  run.timeout_seconds = kSlurmCallSeconds;
+  const ProcessResult r = runner.Run({"squeue", "-h", "-r", "-j", job_id, "-o", "%T"}, run);
+  SlurmArrayState state;
+  // A job that has left the system entirely is no error: none of its tasks waits or runs.
+  if (r.exit_code != 0 && r.output.find("Invalid job id") != std::string::npos) return state;
+  if (r.not_found || r.timed_out || r.exit_code != 0) return SlurmError("squeue", r);
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) {
+    line = OneLine(line);
+    if (line == "RUNNING" || line == "COMPLETING") {
+      ++state.running;
+    } else if (!line.empty()) {
+      ++state.pending;
+    }
+  }
+  return state;
+}
+
+Status CancelWorkerArray(ProcessRunner& runner, const std::string& job_id) {
+  RunOptions run;
+  run.timeout_seconds = kSlurmCallSeconds;
+  const ProcessResult r = runner.Run({"scancel", job_id}, run);
+  if (r.not_found || r.timed_out || r.exit_code != 0) return SlurmError("scancel", r);
+  return {};
+}
+
+}  // namespace kb
