@@ -39,6 +39,7 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
 void AddProfileCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 void AddOptimizeCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 void AddPackageCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
+void AddWorkerCommand(CLI::App& app, const GlobalOptions& global, Invocation& invocation);
 
 // In --help order. New commands (optimize, package) add one line here and one file in commands/.
 inline constexpr CommandEntry kCommands[] = {
@@ -50,6 +51,7 @@ inline constexpr CommandEntry kCommands[] = {
     {"profile", AddProfileCommand, true},
     {"tune", AddTuneCommand},          // locks nothing itself: each variant builds in its own copy
     {"optimize", AddOptimizeCommand},  // likewise: each worker builds in its own copy
+    {"worker", AddWorkerCommand},      // builds in its own scratch copy
     {"package", AddPackageCommand, true},  // reads build/: never while a build writes it
     {"doctor", AddDoctorCommand},
     {"skill", AddSkillCommand},

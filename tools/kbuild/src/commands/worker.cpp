@@ -1,0 +1,131 @@
+// kbuild worker: evaluates the candidates of a `kbuild optimize --backend queue|slurm` run
+// from its queue folder (core/queue_evaluator.h), on this host's GPU, until the run ends.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <memory>
+
+#include "commands/command.h"
+#include "core/kbuild_home.h"
+#include "core/queue_evaluator.h"
+#include "core/queue_setup.h"
+#include "core/report.h"
+#include "core/stop_signal.h"
+
+namespace kb {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct WorkerFlags {
+  std::string queue;
+  std::string name;
+  std::string scratch;
+  std::string child_kbuild;
+  double idle_exit = 300;
+  bool json = false;
+};
+
+// "<host>-<pid>" with every character a queue name may not hold turned into '-'.
+std::string DefaultWorkerName() {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  std::string name = std::string(host[0] ? host : "worker") + "-" + std::to_string(getpid());
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '-';
+  }
+  return name.substr(0, 100);
+}
+
+int RunWorkerCommand(const WorkerFlags& flags) {
+  Report report("worker", flags.json);
+  RealFileSystem fs;
+  RealProcessRunner runner;
+  const fs::path queue_dir = fs::absolute(flags.queue).lexically_normal();
+  auto setup = ReadQueueSetup(fs, queue_dir);
+  if (!setup) return report.Fail(setup.error());
+  auto snapshot = SnapshotProject(fs, QueueProjectDir(queue_dir));
+  if (!snapshot) return report.Fail(snapshot.error());
+  const std::string name = flags.name.empty() ? DefaultWorkerName() : flags.name;
+  if (Status ok = CheckQueueName(name, "worker"); !ok) return report.Fail(ok.error());
+  // The candidate's copy and its build: node-local scratch, not the shared folder.
+  const fs::path scratch = flags.scratch.empty() ? fs::path(GetEnv("TMPDIR").value_or("/tmp")) /
+                                                       ("kbuild-worker-" + name)
+                                                 : fs::absolute(flags.scratch);
+
+  ChildEvaluatorSetup child;
+  child.run_dir = scratch;
+  child.kbuild_exe =
+      flags.child_kbuild.empty() ? RunningExecutable() : fs::absolute(flags.child_kbuild);
+  child.snapshot = &*snapshot;
+  child.build_timeout_seconds = child.test_timeout_seconds = child.bench_timeout_seconds =
+      child.profile_timeout_seconds = setup->child_timeout;
+  child.bench_filter = setup->bench_filter;
+  ChildKbuildEvaluator evaluator(fs, runner, child);
+
+  QueueWorkerOptions options;
+  options.name = name;
+  options.run_dir = queue_dir.parent_path();
+  options.idle_exit_seconds = flags.idle_exit;
+  options.heartbeat_seconds = setup->lease_seconds / 3;
+  options.progress = [&report, &name](const std::string& line) {
+    report.Progress("worker " + name + ": " + line);
+  };
+  report.Progress(
+      fmt::format("worker {} on {} (scratch {})", name, queue_dir.string(), scratch.string()));
+  auto summary = RunQueueWorker(fs, queue_dir, evaluator, options, RealQueueClock());
+  if (!summary) return report.Fail(summary.error());
+  report.Line(fmt::format("worker {}: {} evaluated, {} unreadable; ended: {}", name,
+                          summary->evaluated, summary->malformed, summary->why_ended));
+  auto& data = report.data();
+  data["worker"] = name;
+  data["queue"] = queue_dir.string();
+  data["evaluated"] = summary->evaluated;
+  data["malformed"] = summary->malformed;
+  data["ended"] = summary->why_ended;
+  return report.Finish(ExitCode::kOk);
+}
+
+}  // namespace
+
+void AddWorkerCommand(CLI::App& app, const GlobalOptions&, Invocation& invocation) {
+  auto* sub = app.add_subcommand(
+      "worker",
+      "Evaluates candidates of a kbuild optimize run started with --backend queue or slurm: "
+      "claims them from the run's queue folder one at a time, builds, tests and benchmarks "
+      "each in node-local scratch on this host's GPU (CUDA_VISIBLE_DEVICES as given), writes "
+      "the result back, and ends when the run ends. Start one per GPU on any host that sees "
+      "the folder (--backend slurm starts them as a job array).");
+  auto flags = std::make_shared<WorkerFlags>();
+  sub->add_option("--queue", flags->queue,
+                  "The run's queue folder: results/optimize-<timestamp>/queue")
+      ->required();
+  sub->add_option("--name", flags->name,
+                  "This worker's name in the queue: letters, digits, - and _ (default: "
+                  "<host>-<pid>; Slurm tasks: slurm-<job>-<task>)");
+  sub->add_option("--scratch", flags->scratch,
+                  "Where the candidates' project copies are built (default: "
+                  "$TMPDIR/kbuild-worker-<name>, else /tmp/...)");
+  sub->add_option("--child-kbuild", flags->child_kbuild,
+                  "The kbuild that builds, tests and benchmarks each candidate (default: this "
+                  "one), e.g. a wrapper script that loads the cluster's CUDA module first");
+  sub->add_option("--idle-exit", flags->idle_exit,
+                  "Seconds with nothing to claim after which the worker ends (default: 300)")
+      ->check(CLI::PositiveNumber);
+  AddJsonFlag(*sub, flags->json);
+  sub->footer(
+      "Each candidate: the project copy the run wrote (queue/project/) with the candidate's "
+      "files and macro values, then kbuild build, test (full) and bench --no-baselines, each "
+      "with the run's --child-timeout; logs and the children's documents go to the run's "
+      "attempts/<id>/. The worker beats a heartbeat (queue/workers/<name>.json) every third of "
+      "the run's lease; a worker silent past the lease loses its claim to another, and the "
+      "run records an attempt lost after two such retries. It ends when queue/stop appears "
+      "(the run writes it when done), after --idle-exit seconds with nothing pending, or on "
+      "Ctrl-C (the claim then goes back after the lease).\n"
+      "Exit codes: 0 ended, 2 not a queue folder, 4 cannot write the queue, 130/143 stopped.");
+  sub->callback(
+      [&invocation, flags] { invocation.run = [flags] { return RunWorkerCommand(*flags); }; });
+}
+
+}  // namespace kb

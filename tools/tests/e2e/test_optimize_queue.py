@@ -1,0 +1,114 @@
+"""kbuild optimize --backend queue with real `kbuild worker` processes, no GPU: the workers'
+child kbuild is fakes/child_kbuild.py. One worker evaluates every attempt once; a worker
+killed mid-evaluation loses its claim after the lease and another worker finishes the run,
+with nothing lost or counted twice."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from e2e_support import describe, init_project
+
+FAKE_CHILD = Path(__file__).resolve().parent / "fakes" / "child_kbuild.py"
+LEASE = 10  # seconds: the shortest --lease allows
+
+
+def start_optimize(kbuild, project, budget):
+    return subprocess.Popen(
+        [str(kbuild.binary), "-C", str(project), "optimize", "--proposer", "builtin",
+         "--backend", "queue", "--budget", str(budget), "--islands", "1", "--lease", str(LEASE),
+         "--json"],
+        env=kbuild.env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def queue_of(project, timeout=60):
+    """The run's queue/ folder, once the run has written its config."""
+    until = time.time() + timeout
+    while time.time() < until:
+        found = list(project.glob("results/optimize-*/queue/config.json"))
+        if found:
+            return found[0].parent
+        time.sleep(0.2)
+    raise AssertionError("kbuild optimize wrote no queue/config.json")
+
+
+def start_worker(kbuild, queue, name, env_extra=None):
+    env = dict(kbuild.env, **(env_extra or {}))
+    return subprocess.Popen(
+        [str(kbuild.binary), "worker", "--queue", str(queue), "--name", name, "--child-kbuild",
+         str(FAKE_CHILD), "--idle-exit", "60", "--json"],
+        env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        start_new_session=True)  # its own group: killing it kills its child kbuild too
+
+
+def finish(process, timeout=180):
+    out, err = process.communicate(timeout=timeout)
+    return process.returncode, out, err
+
+
+def history(run_dir):
+    return [json.loads(line) for line in (run_dir / "history.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture
+def project(kbuild, tmp_path):
+    return init_project(kbuild, "rmsnorm", tmp_path)
+
+
+def test_one_worker_evaluates_every_attempt_once_and_ends_with_the_run(kbuild, project):
+    run = start_optimize(kbuild, project, budget=3)
+    queue = queue_of(project)
+    worker = start_worker(kbuild, queue, "w0")
+    rc, out, err = finish(run)
+    assert rc == 0, f"{out}\n{err}"
+    summary = json.loads(out)
+    assert summary["backend"] == "queue"
+    assert summary["counts"]["attempts"] == 3
+    assert all(a["verdict"] == "ok" for a in summary["attempts"]), summary["attempts"]
+    assert summary["best"]["score"] > 1.0  # the fake's time falls with RMSNORM_VECS
+    wrc, wout, werr = finish(worker)
+    assert wrc == 0, werr
+    worker_doc = json.loads(wout)
+    assert worker_doc["evaluated"] == 4  # the baseline and three attempts
+    assert worker_doc["ended"].startswith("stop requested")
+    done = sorted(p.name for p in (queue / "done").iterdir())
+    assert done == ["a0001.json", "a0002.json", "a0003.json", "baseline.json"]
+    assert not list((queue / "pending").iterdir()) and not list((queue / "claimed").iterdir())
+    run_dir = queue.parent
+    assert [a["id"] for a in history(run_dir)] == ["baseline", "a0001", "a0002", "a0003"]
+    assert (run_dir / "attempts" / "a0001" / "logs" / "bench.log").is_file()
+
+
+def test_a_killed_workers_claim_goes_to_another_worker_after_the_lease(kbuild, project,
+                                                                       tmp_path):
+    marker = tmp_path / "hanging"
+    run = start_optimize(kbuild, project, budget=2)
+    queue = queue_of(project)
+    doomed = start_worker(kbuild, queue, "doomed", {"FAKE_HANG_MARKER": str(marker)})
+    until = time.time() + 60
+    while not marker.exists() and time.time() < until:
+        time.sleep(0.2)
+    assert marker.exists(), "the first worker never reached its hanging test"
+    held = [p.name for p in (queue / "claimed").iterdir()]
+    assert held == ["baseline.doomed.json"], held
+    os.killpg(doomed.pid, signal.SIGKILL)  # the node dies: no result, no more heartbeats
+    doomed.wait()
+    started = time.time()
+    rescuer = start_worker(kbuild, queue, "rescuer")
+    rc, out, err = finish(run)
+    assert rc == 0, f"{out}\n{err}"
+    assert time.time() - started >= LEASE - 4  # waited for the lease, as it must
+    summary = json.loads(out)
+    assert [a["verdict"] for a in summary["attempts"]] == ["ok"] * 3, summary["attempts"]
+    wrc, wout, werr = finish(rescuer)
+    assert wrc == 0, werr
+    assert json.loads(wout)["evaluated"] == 3
+    baseline = json.loads((queue / "done" / "baseline.json").read_text())
+    assert baseline["worker"] == "rescuer"
+    assert [a["id"] for a in history(queue.parent)] == ["baseline", "a0001", "a0002"]
+    assert not list((queue / "claimed").iterdir())
