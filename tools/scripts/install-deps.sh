@@ -2,13 +2,20 @@
 # Installs everything kbuild needs on a fresh Debian machine with the CUDA Toolkit, idempotently:
 # Debian packages (compilers, CMake, Ninja, TOML++, CLI11, nlohmann-json, fmt, GoogleTest, Google
 # Benchmark, ccache) and a project-local Python virtual environment (.venv) with tools/requirements.txt.
-# Safe to run again: it only installs what is missing.
+# Safe to run again: it only installs what is missing. With --test also what only the test suite
+# needs: Slurm's daemons and munge, for the one-node cluster of tools/tests/slurm.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 APT_PACKAGES=(build-essential cmake ninja-build ccache git python3 python3-venv
   libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev googletest libbenchmark-dev)
+if [[ "${1:-}" == --test ]]; then
+  APT_PACKAGES+=(slurmctld slurmd slurm-client munge)
+elif [[ $# -gt 0 ]]; then
+  echo "usage: $0 [--test]" >&2
+  exit 2
+fi
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -7,7 +7,7 @@
 # Tests that need a GPU skip with the reason; they run on the GPU machine (tools/scripts/gpu-run.sh).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-"$ROOT/tools/scripts/install-deps.sh"
+"$ROOT/tools/scripts/install-deps.sh" --test
 "$ROOT/tools/scripts/build-kbuild.sh"
 export KBUILD_BIN="$ROOT/_build/tools/kbuild/kbuild"
 

@@ -49,6 +49,10 @@ TEST(SlurmJobs, SubmitsOneArrayTaskPerJobWithOneGpuEach) {
 TEST(SlurmJobs, RefusesOptionsSlurmWouldMisreadBeforeRunningAnything) {
   MemoryFileSystem fs;
   FakeProcessRunner runner([](const auto&, const auto&) { return Printed("1\n"); });
+  auto plain = SubmitWorkerArray(fs, runner, {}, "/k", "/q");  // "<id>\n" without a cluster
+  ASSERT_TRUE(plain.ok()) << plain.error().Located();
+  EXPECT_EQ(*plain, "1");
+  runner.calls.clear();
   for (auto bad : {SlurmOptions{.tasks = 0}, SlurmOptions{.partition = "gpu --wrap=rm"},
                    SlurmOptions{.account = "a;b"}, SlurmOptions{.time_limit = "2h"}}) {
     auto id = SubmitWorkerArray(fs, runner, bad, "/k", "/q");

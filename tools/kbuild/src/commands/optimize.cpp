@@ -47,7 +47,7 @@ struct OptimizeFlags {
   std::string resume;
   std::string backend = "local";
   int jobs = 0;  // 0 = one per island
-  std::string partition, account, slurm_time;
+  std::string partition, account, slurm_time, worker_kbuild;
   double lease = 120;
   bool json = false;
 };
@@ -231,7 +231,9 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
         fs, queue_dir, QueueTimings{.poll_seconds = 2, .lease_seconds = flags.lease},
         RealQueueClock());
     if (flags.backend == "slurm") {
-      auto id = EnsureWorkerArray(fs, runner, slurm, exe, queue_dir, report);
+      const fs::path worker_exe =
+          flags.worker_kbuild.empty() ? exe : fs::absolute(flags.worker_kbuild);
+      auto id = EnsureWorkerArray(fs, runner, slurm, worker_exe, queue_dir, report);
       if (!id) return report.Fail(id.error());
       job_id = *id;
     } else {
@@ -369,6 +371,9 @@ void AddOptimizeCommand(CLI::App& app, const GlobalOptions& global, Invocation& 
   sub->add_option("--account", flags->account, "slurm: sbatch --account");
   sub->add_option("--slurm-time", flags->slurm_time,
                   "slurm: each worker task's time limit, sbatch --time (e.g. 4:00:00)");
+  sub->add_option("--worker-kbuild", flags->worker_kbuild,
+                  "slurm: the kbuild the array's tasks run as `kbuild worker` (default: this "
+                  "one), e.g. a wrapper that loads the cluster's modules first");
   sub->add_option("--lease", flags->lease,
                   "queue, slurm: seconds without a worker's heartbeat after which its candidate "
                   "goes back to the queue; after two such retries it is recorded lost (default: "

@@ -88,8 +88,9 @@ Expected<std::string> SubmitWorkerArray(FileSystem& fs, ProcessRunner& runner,
   const ProcessResult r = runner.Run(SbatchArgv(options, queue_dir), run);
   if (r.not_found || r.timed_out || r.exit_code != 0) return SlurmError("sbatch", r);
   // --parsable prints "<job id>" or "<job id>;<cluster>".
-  std::string id = OneLine(r.output);
-  id = id.substr(0, id.find(';'));
+  std::string id = r.output.substr(0, r.output.find_first_of(";\r\n"));
+  id.erase(0, id.find_first_not_of(" \t"));
+  id.erase(id.find_last_not_of(" \t") + 1);
   if (id.empty() || !OnlyChars(id, "_")) {
     return MakeError(ExitCode::kEnvironment, "sbatch printed no job id: " + CutForMessage(id),
                      "run the sbatch command by hand to see what it says");
