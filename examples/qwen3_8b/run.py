@@ -137,7 +137,7 @@ def gpu_table(results) -> str:
     bound the call, not the GPU."""
     lines = ["| case | " + " | ".join(f"{c}: GPU ms, kernels" for c in COLUMNS) + " |",
              "|---" * (len(COLUMNS) + 1) + "|"]
-    for case, row in results["gpu"].items():
+    for case, row in results["gpu_time"].items():
         lines.append(f"| {case} | " + " | ".join(
             f"{row[c]['total'] / 1000:.2f}, {row[c]['kernels']:.0f}" for c in COLUMNS) + " |")
     return "\n".join(lines)
@@ -178,7 +178,7 @@ def main():
                                          for c, (k, b, t) in cases.items()},
         "check": check_logits(model, kernels, torch.randint(
             0, model.config.vocab_size, (1, 512), device="cuda")),
-        "times_ms": {c: {} for c in cases}, "gpu": {c: {} for c in cases},
+        "times_ms": {c: {} for c in cases}, "gpu_time": {c: {} for c in cases},
         "recompiles_while_timed": {c: {} for c in cases},
     }
     print("logits:", json.dumps(results["check"]))
@@ -190,7 +190,7 @@ def main():
             patches.undo()
         for case, t in times.items():
             results["times_ms"][case][column] = t
-            results["gpu"][case][column] = profiles[case]
+            results["gpu_time"][case][column] = profiles[case]
             results["recompiles_while_timed"][case][column] = recompiles[case]
         print(column, {c: round(t["median_ms"], 3) for c, t in times.items()})
         print(column, "GPU ms", {c: round(p["total"] / 1000, 3) for c, p in profiles.items()},

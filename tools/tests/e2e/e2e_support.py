@@ -1,6 +1,7 @@
 """Helpers for kbuild's end-to-end tests (fixtures are in conftest.py)."""
 
 import hashlib
+import importlib.util
 import re
 import shutil
 import subprocess
@@ -110,3 +111,13 @@ def run_python(code, *args, cwd=None, timeout=300):
 
 def has_nvcc():
     return shutil.which("nvcc") is not None or Path("/usr/local/cuda/bin/nvcc").exists()
+
+
+def load_run_module(example):
+    """examples/<example>/run.py as a module of its own name: both examples have a run.py, so a
+    plain `import run` would give the second test the first one's."""
+    path = REPO_ROOT / "examples" / example / "run.py"
+    spec = importlib.util.spec_from_file_location(f"{example}_run", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

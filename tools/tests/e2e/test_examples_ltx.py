@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from e2e_support import REPO_ROOT
+from e2e_support import REPO_ROOT, load_run_module
 
 try:
     import diffusers  # noqa: F401
@@ -150,7 +150,7 @@ def test_real_kernels_export_strict_without_graph_breaks(built_projects):
 def test_table_shows_speedups_errors_and_gpu_time_per_column():
     """run.py's table from made-up numbers: speedup over eager, the error
     rows, the profiler's GPU time and kernels per step, and the shares."""
-    import run
+    run = load_run_module("ltx_video")
     columns = {}
     for i, (column, ms) in enumerate(zip(run.COLUMNS, (40.0, 30.0, 32.0, 25.0))):
         profile = {"total": 1000.0 * (ms - 5), "kernels": 900 - 100 * i}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from e2e_support import describe, init_project
+from e2e_support import init_project
 
 FAKE_CHILD = Path(__file__).resolve().parent / "fakes" / "child_kbuild.py"
 LEASE = 10  # seconds: the shortest --lease allows
