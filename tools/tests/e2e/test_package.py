@@ -32,6 +32,15 @@ k = get_local_kernel(Path(sys.argv[1]))
 assert callable(k.scale_add), k
 x = torch.empty(3, 5, device="meta", dtype=torch.bfloat16)
 assert k.ops.scale_add(x, x, 2.0).shape == x.shape
+# No backward: the Python API refuses autograd, and works without it.
+w = x.clone().requires_grad_()
+try:
+    k.scale_add(w, x, 2.0)
+    raise SystemExit("scale_add took a tensor that requires grad")
+except RuntimeError as e:
+    assert "scale_add has no backward" in str(e), e
+with torch.no_grad():
+    assert k.scale_add(w, x, 2.0).shape == x.shape
 print(k.ops.scale_add.default._schema)
 """
 

@@ -13,6 +13,7 @@ Works under torch.compile: both ops have fake implementations.
 
 import torch
 
+from ._no_backward import refuse_grad
 from ._ops import add_op_namespace_prefix, ops
 
 __all__ = ["adaptive_norm", "gated_residual"]
@@ -41,6 +42,7 @@ def adaptive_norm(
         A new contiguous tensor with x's shape and dtype (computed in
         float32, rounded once).
     """
+    refuse_grad("adaptive_norm", x, scale, shift)
     return ops.adaptive_norm(x, scale, shift, norm, eps)
 
 
@@ -52,6 +54,7 @@ def gated_residual(x: torch.Tensor, y: torch.Tensor, gate: torch.Tensor) -> torc
             float16 or float32); last dimension contiguous.
         gate: per sample or per token, as adaptive_norm's scale.
     """
+    refuse_grad("gated_residual", x, y, gate)
     return ops.gated_residual(x, y, gate)
 
 

@@ -8,6 +8,7 @@ from typing import Optional
 
 import torch
 
+from ._no_backward import refuse_grad
 from ._ops import add_op_namespace_prefix, ops
 
 __all__ = ["scale_add", "ops"]
@@ -31,6 +32,7 @@ def scale_add(
     Returns:
         ``out`` when given, otherwise a new tensor shaped like ``x``.
     """
+    refuse_grad("scale_add", x, y, out)
     if out is None:
         return ops.scale_add(x, y, alpha)
     ops.scale_add_out(out, x, y, alpha)

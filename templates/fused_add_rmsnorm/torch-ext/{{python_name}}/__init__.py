@@ -12,6 +12,7 @@ from typing import Tuple
 
 import torch
 
+from ._no_backward import refuse_grad
 from ._ops import add_op_namespace_prefix, ops
 
 __all__ = ["FusedAddRMSNorm", "fused_add_rms_norm"]
@@ -33,6 +34,7 @@ def fused_add_rms_norm(
         weight: [hidden] tensor of input's dtype or float32.
         eps: added to the mean of squares before the reciprocal square root.
     """
+    refuse_grad("fused_add_rms_norm", input, residual, weight)
     ops.fused_add_rms_norm(input, residual, weight, eps)
 
 

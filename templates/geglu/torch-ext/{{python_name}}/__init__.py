@@ -9,6 +9,7 @@ implementations.
 
 import torch
 
+from ._no_backward import refuse_grad
 from ._ops import add_op_namespace_prefix, ops
 
 __all__ = ["geglu", "gelu_mul"]
@@ -28,12 +29,14 @@ def geglu(x: torch.Tensor, gate_first: bool = True, approximate: str = "none") -
     Returns:
         A new contiguous [..., d] tensor of x's dtype.
     """
+    refuse_grad("geglu", x)
     return ops.geglu(x, gate_first, approximate)
 
 
 def gelu_mul(gate: torch.Tensor, up: torch.Tensor, approximate: str = "none") -> torch.Tensor:
     """gelu(gate) * up for two [..., d] tensors of one shape and dtype (each
     with a contiguous last dimension); a new contiguous [..., d] tensor."""
+    refuse_grad("gelu_mul", gate, up)
     return ops.gelu_mul(gate, up, approximate)
 
 

@@ -8,6 +8,7 @@ from typing import Optional
 
 import torch
 
+from ._no_backward import refuse_grad
 from ._ops import add_op_namespace_prefix, ops
 
 __all__ = ["gemm"]
@@ -28,6 +29,7 @@ def gemm(
     Returns:
         A new contiguous [m, n] float32 tensor.
     """
+    refuse_grad("gemm", a, b, bias)
     return ops.gemm(a, b, bias)
 
 

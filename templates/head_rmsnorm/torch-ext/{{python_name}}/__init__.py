@@ -12,6 +12,7 @@ from typing import Optional
 
 import torch
 
+from ._no_backward import refuse_grad
 from ._ops import add_op_namespace_prefix, ops
 
 __all__ = ["HeadRMSNorm", "head_rms_norm"]
@@ -33,6 +34,7 @@ def head_rms_norm(
     Returns:
         A new contiguous tensor with input's shape and dtype.
     """
+    refuse_grad("head_rms_norm", input, weight)
     return ops.head_rms_norm(input, weight, eps)
 
 

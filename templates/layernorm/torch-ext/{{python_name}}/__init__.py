@@ -10,6 +10,7 @@ from typing import Optional
 
 import torch
 
+from ._no_backward import refuse_grad
 from ._ops import add_op_namespace_prefix, ops
 
 __all__ = ["LayerNorm", "layer_norm"]
@@ -33,6 +34,7 @@ def layer_norm(
     Returns:
         A new contiguous tensor with input's shape and dtype.
     """
+    refuse_grad("layer_norm", input, weight, bias)
     return ops.layer_norm(input, weight, bias, eps)
 
 

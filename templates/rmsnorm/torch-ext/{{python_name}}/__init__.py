@@ -8,6 +8,7 @@ from typing import Optional
 
 import torch
 
+from ._no_backward import refuse_grad
 from ._ops import add_op_namespace_prefix, ops
 
 __all__ = ["RMSNorm", "rms_norm"]
@@ -27,6 +28,7 @@ def rms_norm(
     Returns:
         A new contiguous tensor with input's shape and dtype.
     """
+    refuse_grad("rms_norm", input, weight)
     return ops.rms_norm(input, weight, eps)
 
 

@@ -14,6 +14,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import torch
 
+from ._no_backward import refuse_grad
 from ._ops import add_op_namespace_prefix, ops
 
 __all__ = ["ltx_video_coord_scale", "rope", "rope_ltx_video", "rope_positions"]
@@ -43,6 +44,7 @@ def rope(
     Returns:
         (q, k), rotated in place.
     """
+    refuse_grad("rope", q, k, cos, sin)
     ops.rope(q, k, cos, sin, interleaved, layout)
     return q, k
 
@@ -64,6 +66,7 @@ def rope_positions(
         positions: int64 [s], [1, s] or [b, s].
         theta: the rope base (`rope_theta` of the model's config).
     """
+    refuse_grad("rope_positions", q, k, positions)
     ops.rope_positions(q, k, positions, theta, interleaved, layout)
     return q, k
 
@@ -111,6 +114,7 @@ def rope_ltx_video(
     (see `ltx_video_coord_scale`).
     """
     scale = ltx_video_coord_scale(rope_interpolation_scale, **coord_kwargs)
+    refuse_grad("rope_ltx_video", q, k)
     ops.rope_ltx_video(q, k, frames, height, width, scale, theta, layout)
     return q, k
 

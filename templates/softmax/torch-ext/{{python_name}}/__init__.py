@@ -8,6 +8,7 @@ Works under torch.compile: the op has a fake implementation.
 
 import torch
 
+from ._no_backward import refuse_grad
 from ._ops import add_op_namespace_prefix, ops
 
 __all__ = ["softmax"]
@@ -30,6 +31,7 @@ def softmax(input: torch.Tensor, dim: int = -1) -> torch.Tensor:
             f"(dim=-1 for shape {tuple(input.shape)}); "
             "hint: move it last with input.transpose(dim, -1)"
         )
+    refuse_grad("softmax", input)
     return ops.softmax(input)
 
 

@@ -9,6 +9,7 @@ fake implementations.
 
 import torch
 
+from ._no_backward import refuse_grad
 from ._ops import add_op_namespace_prefix, ops
 
 __all__ = ["swiglu", "silu_mul"]
@@ -26,12 +27,14 @@ def swiglu(x: torch.Tensor, gate_first: bool = True) -> torch.Tensor:
     Returns:
         A new contiguous [..., d] tensor of x's dtype.
     """
+    refuse_grad("swiglu", x)
     return ops.swiglu(x, gate_first)
 
 
 def silu_mul(gate: torch.Tensor, up: torch.Tensor) -> torch.Tensor:
     """silu(gate) * up for two [..., d] tensors of one shape and dtype (each
     with a contiguous last dimension); a new contiguous [..., d] tensor."""
+    refuse_grad("silu_mul", gate, up)
     return ops.silu_mul(gate, up)
 
 

@@ -1,0 +1,1 @@
+../../../library/no_backward.py
