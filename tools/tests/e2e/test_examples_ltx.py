@@ -135,8 +135,10 @@ def test_real_kernels_export_strict_without_graph_breaks(built_projects):
             model = tiny_model()
         inputs = tiny_inputs(batch=1, device="cuda")
         patches = ltx_patch.apply(model, kernels)
-        # Outside torch.device(...): its mode would itself break the graph.
-        exported = torch.export.export(model, (), inputs, strict=True)
+        # Outside torch.device(...): its mode would itself break the graph. Under no_grad:
+        # inference, as run.py runs it (our ops refuse autograd).
+        with torch.no_grad():
+            exported = torch.export.export(model, (), inputs, strict=True)
     assert dict(patches.counts) == EXPECTED_PATCHES
     calls = Counter()
     for module in kernels.values():
