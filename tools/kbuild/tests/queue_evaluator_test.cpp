@@ -215,13 +215,19 @@ TEST_F(QueueEvaluatorTest, TheWorkerRecordsAnUnreadablePayloadAsLostAndGoesOn) {
   EXPECT_EQ(summary->evaluated, 1);
   ASSERT_EQ(inner.seen.size(), 1u);
   EXPECT_EQ(inner.seen[0].id, "a0009");
-  std::string problem;
-  auto lost =
-      AttemptFromDoneRecord(**queue.DoneRecordOf("a0007"), MakeCandidate("a0007"), &problem);
-  ASSERT_TRUE(lost);
-  EXPECT_EQ(lost->verdict, AttemptVerdict::kLost);
-  EXPECT_EQ(lost->first_error,
+  const Attempt lost = AttemptFromDoneRecord(**queue.DoneRecordOf("a0007"), MakeCandidate("a0007"));
+  EXPECT_EQ(lost.verdict, AttemptVerdict::kLost);
+  EXPECT_EQ(lost.first_error,
             "unreadable queue payload: the candidate's id 'a0008' is not the queue id");
+}
+
+TEST(AttemptFromDoneRecord, AResultTheRunCannotReadIsLostWithTheReason) {
+  const Attempt a = AttemptFromDoneRecord({{"worker", "w9"}, {"attempt", {{"id", "a0001"}}}},
+                                          MakeCandidate("a0001"));
+  EXPECT_EQ(a.verdict, AttemptVerdict::kLost);
+  EXPECT_EQ(a.candidate.files.size(), 2u);  // ours, not the worker's
+  EXPECT_EQ(a.first_error.rfind("unreadable result from worker 'w9': key '", 0), 0u)
+      << a.first_error;
 }
 
 TEST_F(QueueEvaluatorTest, TheWorkerEndsAtTheStopFileAndBeatsWhileItEvaluates) {

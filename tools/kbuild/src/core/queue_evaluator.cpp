@@ -53,22 +53,22 @@ QueueClock RealQueueClock() {
       [](double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); }};
 }
 
-std::optional<Attempt> AttemptFromDoneRecord(const json& record, const Candidate& candidate,
-                                             std::string* problem) {
-  if (StringOr(record, "verdict") == "lost") {
-    Attempt a;
-    a.candidate = candidate;
+Attempt AttemptFromDoneRecord(const json& record, const Candidate& candidate) {
+  std::string problem = "the record holds neither an attempt nor verdict \"lost\"";
+  std::optional<Attempt> worker;
+  if (StringOr(record, "verdict") != "lost" && record.contains("attempt")) {
+    worker = AttemptFromJson(record["attempt"], &problem);
+  }
+  Attempt a;
+  if (worker) a = std::move(*worker);
+  a.candidate = candidate;
+  if (!worker) {
     a.verdict = AttemptVerdict::kLost;
-    a.first_error = StringOr(record, "reason", "lost in the queue");
-    return a;
+    a.first_error =
+        StringOr(record, "verdict") == "lost"
+            ? StringOr(record, "reason", "lost in the queue")
+            : "unreadable result from worker '" + StringOr(record, "worker") + "': " + problem;
   }
-  if (!record.contains("attempt")) {
-    *problem = "the record holds neither an attempt nor verdict \"lost\"";
-    return std::nullopt;
-  }
-  std::optional<Attempt> a = AttemptFromJson(record["attempt"], problem);
-  if (!a) return std::nullopt;
-  a->candidate = candidate;
   return a;
 }
 
@@ -101,19 +101,7 @@ Expected<std::optional<Attempt>> QueueEvaluator::Evaluate(const Candidate& candi
       if (!reclaimed) return reclaimed.error();
       auto done = queue_.DoneRecordOf(candidate.id);
       if (!done) return done.error();
-      if (*done) {
-        std::string problem;
-        std::optional<Attempt> a = AttemptFromDoneRecord(**done, candidate, &problem);
-        if (!a) {
-          Attempt lost;
-          lost.candidate = candidate;
-          lost.verdict = AttemptVerdict::kLost;
-          lost.first_error =
-              "unreadable result from worker '" + StringOr(**done, "worker") + "': " + problem;
-          return std::optional<Attempt>(lost);
-        }
-        return a;
-      }
+      if (*done) return std::optional<Attempt>(AttemptFromDoneRecord(**done, candidate));
     }
     clock_.sleep(timings_.poll_seconds);
   }

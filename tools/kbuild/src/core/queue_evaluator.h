@@ -64,10 +64,9 @@ class QueueEvaluator final : public CandidateEvaluator {
 };
 
 // The attempt a done record holds for `candidate`: the worker's attempt (its candidate
-// replaced by ours: only the verdict and numbers come from the worker), or lost with the
-// record's reason. Nothing with `problem` set when the record is neither.
-std::optional<Attempt> AttemptFromDoneRecord(const nlohmann::json& record,
-                                             const Candidate& candidate, std::string* problem);
+// replaced by ours: only the verdict and numbers come from the worker), or lost: with the
+// record's reason, or, when the record is neither, with why it could not be read.
+Attempt AttemptFromDoneRecord(const nlohmann::json& record, const Candidate& candidate);
 
 struct QueueWorkerOptions {
   std::string name;                // the worker's queue name (CheckQueueName)
