@@ -27,7 +27,8 @@
 #   --dry-run     print the steps the mode would run, run nothing
 # One call of the GPU machine (10 minutes) holds about one mode. Extra kernel projects (e.g. one
 # written from the skill alone) are built, tested and benchmarked too when listed in
-# GPU_RUN_PROJECTS (space-separated directories). GPU_RUN_TEMPLATES (space-separated template names)
+# GPU_RUN_PROJECTS (space-separated directories; a skill trial's hidden cases in
+# tools/trials/hidden/<folder>/ join its tests). GPU_RUN_TEMPLATES (space-separated template names)
 # limits (and orders) the templates a mode builds, tests and benchmarks. Peer wheels stashed by this or an
 # earlier call (.whl/, .whl-a/, .whl-b/) are installed into /tmp/site first, so every
 # `kbuild bench` times the peers its project's benchmarks/peers.py lists. GPU_RUN_SMOKE=0 skips
@@ -326,6 +327,9 @@ if [[ $TEMPLATES == 1 && $TESTS == 1 ]]; then
     [[ -f "$proj/build.toml" ]] || { echo "GPU_RUN_PROJECTS: no build.toml in $proj"; continue; }
     name="$(basename "$proj")"; copy="$WORK/extra-$name"
     [[ $DRY == 0 ]] && { rm -rf "$copy"; cp -r "$proj" "$copy"; }
+    # A trial project's hidden cases (tools/trials/README.md) join its own tests here only.
+    hidden="$ROOT/tools/trials/hidden/$name"
+    [[ $DRY == 0 && -d "$hidden" ]] && cp "$hidden"/*.cpp "$copy/tests/"
     step "$name: check+build" "extra-$name.log" \
       bash -c "kbuild -C '$copy' check && kbuild -C '$copy' build" || continue
     step "$name: kbuild test" "extra-$name.log" kbuild -C "$copy" test
