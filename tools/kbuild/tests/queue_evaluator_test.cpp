@@ -8,15 +8,18 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include "core/optimize_history.h"
+#include "queue_fakes.h"
 #include "tune_fakes.h"
 
 namespace kb {
 namespace {
 
 using nlohmann::json;
+using queue_fakes::FakeClock;
 
 Candidate MakeCandidate(const std::string& id) {
   Candidate c;
@@ -29,20 +32,6 @@ Candidate MakeCandidate(const std::string& id) {
   c.summary = "set TILE=64";
   return c;
 }
-
-// Seconds that pass only when someone sleeps; `on_sleep` runs first (the test's other actor).
-struct FakeClock {
-  std::atomic<double> seconds{1000};
-  std::function<void()> on_sleep;
-  QueueClock Clock() {
-    return {[this] { return seconds.load(); },
-            [this](double s) {
-              if (on_sleep) on_sleep();
-              seconds = seconds.load() + s;
-              std::this_thread::sleep_for(std::chrono::milliseconds(1));
-            }};
-  }
-};
 
 // Evaluates every candidate as ok with one case whose time is its TILE value.
 class FakeEvaluator final : public CandidateEvaluator {
@@ -94,6 +83,11 @@ TEST(CandidatePayload, RefusesPathsOutsideTheProjectAndMissingContents) {
   EXPECT_EQ(problem, "2 files but 1 contents");
 }
 
+// What `kbuild worker` reads a candidate payload with, evaluating through `inner`.
+std::map<std::string, WorkReader> Readers(CandidateEvaluator& inner) {
+  return {{kCandidateWorkKind, CandidateWorkReader(inner, "/p/results/optimize-1")}};
+}
+
 class QueueEvaluatorTest : public ::testing::Test {
  protected:
   tune_fakes::LockedFileSystem fs_;
@@ -102,7 +96,6 @@ class QueueEvaluatorTest : public ::testing::Test {
   QueueWorkerOptions WorkerOptions(const std::string& name) {
     QueueWorkerOptions o;
     o.name = name;
-    o.run_dir = "/p/results/optimize-1";
     o.idle_exit_seconds = 30;
     o.heartbeat_seconds = 5;
     return o;
@@ -114,7 +107,8 @@ TEST_F(QueueEvaluatorTest, AWorkerInAnotherThreadEvaluatesTheCandidateOnce) {
   QueueEvaluator run(fs_, queue_dir_, {}, clock_.Clock());
   Expected<QueueWorkerSummary> summary = QueueWorkerSummary{};
   std::thread worker([&] {
-    summary = RunQueueWorker(fs_, queue_dir_, inner, WorkerOptions("node1-gpu0"), clock_.Clock());
+    summary = RunQueueWorker(fs_, queue_dir_, Readers(inner), WorkerOptions("node1-gpu0"),
+                             clock_.Clock());
   });
   auto got = run.Evaluate(MakeCandidate("a0001"), {});
   worker.join();
@@ -208,10 +202,14 @@ TEST_F(QueueEvaluatorTest, TheWorkerRecordsAnUnreadablePayloadAsLostAndGoesOn) {
       "a0007", {{"kind", "evaluate"}, {"candidate", CandidatePayload(MakeCandidate("a0008"))}}));
   ASSERT_TRUE(queue.Enqueue(
       "a0009", {{"kind", "evaluate"}, {"candidate", CandidatePayload(MakeCandidate("a0009"))}}));
+  ASSERT_TRUE(queue.Enqueue(
+      "a0011", {{"kind", "profile"}, {"candidate", CandidatePayload(MakeCandidate("a0011"))}}));
   FakeEvaluator inner;
-  auto summary = RunQueueWorker(fs_, queue_dir_, inner, WorkerOptions("w1"), clock_.Clock());
+  auto summary =
+      RunQueueWorker(fs_, queue_dir_, Readers(inner), WorkerOptions("w1"), clock_.Clock());
   ASSERT_TRUE(summary.ok()) << summary.error().Located();
-  EXPECT_EQ(summary->malformed, 2);  // a path outside the project; an id that is not the queue's
+  // A path outside the project; an id that is not the queue's; a kind no reader knows.
+  EXPECT_EQ(summary->malformed, 3);
   EXPECT_EQ(summary->evaluated, 1);
   ASSERT_EQ(inner.seen.size(), 1u);
   EXPECT_EQ(inner.seen[0].id, "a0009");
@@ -219,6 +217,9 @@ TEST_F(QueueEvaluatorTest, TheWorkerRecordsAnUnreadablePayloadAsLostAndGoesOn) {
   EXPECT_EQ(lost.verdict, AttemptVerdict::kLost);
   EXPECT_EQ(lost.first_error,
             "unreadable queue payload: the candidate's id 'a0008' is not the queue id");
+  EXPECT_EQ(
+      AttemptFromDoneRecord(**queue.DoneRecordOf("a0011"), MakeCandidate("a0011")).first_error,
+      "unreadable queue payload: unknown kind 'profile'");
 }
 
 TEST(AttemptFromDoneRecord, AResultTheRunCannotReadIsLostWithTheReason) {
@@ -244,7 +245,8 @@ TEST_F(QueueEvaluatorTest, TheWorkerEndsAtTheStopFileAndBeatsWhileItEvaluates) {
     }
     ASSERT_TRUE(queue.RequestStop());
   };
-  auto summary = RunQueueWorker(fs_, queue_dir_, inner, WorkerOptions("w2"), clock_.Clock());
+  auto summary =
+      RunQueueWorker(fs_, queue_dir_, Readers(inner), WorkerOptions("w2"), clock_.Clock());
   ASSERT_TRUE(summary.ok()) << summary.error().Located();
   EXPECT_EQ(beat_during.value("holding", ""), "a0010");
   EXPECT_EQ(summary->evaluated, 1);
@@ -254,7 +256,8 @@ TEST_F(QueueEvaluatorTest, TheWorkerEndsAtTheStopFileAndBeatsWhileItEvaluates) {
 
 TEST_F(QueueEvaluatorTest, AWorkerNameThatCannotBeAFileNameIsRefused) {
   FakeEvaluator inner;
-  auto summary = RunQueueWorker(fs_, queue_dir_, inner, WorkerOptions("../w"), clock_.Clock());
+  auto summary =
+      RunQueueWorker(fs_, queue_dir_, Readers(inner), WorkerOptions("../w"), clock_.Clock());
   ASSERT_FALSE(summary.ok());
 }
 

@@ -8,18 +8,15 @@
 #include <memory>
 #include <system_error>
 
+#include "commands/backend_flags.h"
 #include "commands/command.h"
 #include "core/config.h"
 #include "core/harness_targets.h"
 #include "core/kbuild_home.h"
 #include "core/message_text.h"
 #include "core/optimize_run.h"
-#include "core/periodic_thread.h"
 #include "core/queue_evaluator.h"
-#include "core/queue_setup.h"
 #include "core/report.h"
-#include "core/shell_quote.h"
-#include "core/slurm_jobs.h"
 #include "core/tune_child.h"
 #include "core/tune_space.h"
 #include "core/tune_workspace.h"
@@ -45,58 +42,9 @@ struct OptimizeFlags {
   double child_timeout = 900;
   std::string filter;
   std::string resume;
-  std::string backend = "local";
-  int jobs = 0;  // 0 = one per island
-  std::string partition, account, slurm_time, worker_kbuild;
-  double lease = 120;
+  BackendFlags backend;
   bool json = false;
 };
-
-// The queue's counts (and the Slurm array's), a progress line every `seconds`.
-std::unique_ptr<PeriodicThread> QueueProgress(QueueEvaluator& queue, ProcessRunner& runner,
-                                              const std::string& job_id, Report& report,
-                                              double seconds) {
-  return std::make_unique<PeriodicThread>(
-      seconds, PeriodicThread::First::kAfterOnePeriod, [&queue, &runner, job_id, &report] {
-        auto counts = queue.Counts();
-        if (!counts) return;
-        std::string line = fmt::format("queue: {} pending, {} claimed, {} done", counts->pending,
-                                       counts->claimed, counts->done);
-        if (!job_id.empty()) {
-          if (auto slurm = QueryWorkerArray(runner, job_id)) {
-            line += fmt::format("; Slurm array {}: {} waiting, {} running", job_id, slurm->pending,
-                                slurm->running);
-          }
-        }
-        report.Progress(line);
-      });
-}
-
-// --backend slurm: the array of workers, submitted unless a resumed run's array still has
-// tasks waiting or running (queue/slurm-job.txt names it). Its job id.
-Expected<std::string> EnsureWorkerArray(FileSystem& fs, ProcessRunner& runner,
-                                        const SlurmOptions& slurm, const fs::path& exe,
-                                        const fs::path& queue_dir, Report& report) {
-  const fs::path job_file = queue_dir / "slurm-job.txt";
-  if (fs.KindOf(job_file) == FileKind::kRegular) {
-    auto text = fs.ReadAtMost(job_file, 256);
-    const std::string id = text ? OneLine(*text) : "";
-    if (!id.empty()) {
-      auto state = QueryWorkerArray(runner, id);
-      if (state && state->pending + state->running > 0) {
-        report.Progress(fmt::format("Slurm array {} still has {} waiting, {} running: kept", id,
-                                    state->pending, state->running));
-        return id;
-      }
-    }
-  }
-  auto id = SubmitWorkerArray(fs, runner, slurm, exe, queue_dir);
-  if (!id) return id.error();
-  if (Status s = fs.Write(job_file, *id + "\n"); !s) return s.error();
-  report.Progress(
-      fmt::format("submitted Slurm array {} ({} workers, gres {})", *id, slurm.tasks, slurm.gres));
-  return id;
-}
 
 // gpu.md: what `kbuild doctor --json` says about this machine ("" when it says nothing).
 std::string GpuText(ProcessRunner& runner, const fs::path& exe) {
@@ -132,10 +80,10 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
   options.budget = flags.budget;
   options.time_limit_seconds = flags.time;
   options.islands = {flags.islands, flags.repair, flags.migrate_every, flags.restart_after};
-  const bool queued = flags.backend != "local";
+  const bool queued = flags.backend.Queued();
   if (queued) {
     // One evaluation per island at once, each on whichever worker claims it.
-    const int jobs = flags.jobs > 0 ? std::min(flags.jobs, flags.islands) : flags.islands;
+    const int jobs = std::min(flags.backend.jobs.value_or(flags.islands), flags.islands);
     for (int i = 0; i < jobs; ++i) options.worker_devices.push_back("queue-" + std::to_string(i));
   } else {
     // One worker per GPU of the host (or of CUDA_VISIBLE_DEVICES), at most one per island.
@@ -144,14 +92,9 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
       options.worker_devices.resize(static_cast<size_t>(flags.islands));
     }
   }
-  SlurmOptions slurm;
-  slurm.tasks = static_cast<int>(options.worker_devices.size());
-  slurm.partition = flags.partition;
-  slurm.account = flags.account;
-  slurm.time_limit = flags.slurm_time;
-  if (flags.backend == "slurm") {
-    if (Status ok = CheckSlurmOptions(slurm); !ok) return report.Fail(ok.error());
-  }
+  const SlurmOptions slurm =
+      WorkerArrayOptions(flags.backend, static_cast<int>(options.worker_devices.size()));
+  if (Status ok = CheckBackendFlags(flags.backend, slurm); !ok) return report.Fail(ok.error());
   options.task.project_dir = project;
   options.task.op = config->name;
   options.task.description = flags.description;
@@ -217,43 +160,24 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
   ChildKbuildEvaluator local(fs, runner, setup);
   options.progress = [&report](const std::string& line) { report.Progress(line); };
 
-  const fs::path queue_dir = options.run_dir / "queue";
+  std::unique_ptr<QueueBackend> backend;
   std::unique_ptr<QueueEvaluator> queue;
-  std::string job_id;
   if (queued) {
     options.profile = false;  // workers do not profile yet
-    QueueSetup queue_setup{flags.filter, flags.child_timeout, flags.lease};
-    if (Status s = WriteQueueSetup(fs, queue_dir, queue_setup, *snapshot); !s) {
-      return report.Fail(s.error());
-    }
-    if (Status s = WorkQueue(fs, queue_dir).ClearStop(); !s) return report.Fail(s.error());
+    auto started = QueueBackend::Start(
+        fs, runner, BackendOptions(flags.backend, slurm, exe, {flags.filter, flags.child_timeout}),
+        options.run_dir / "queue", *snapshot, options.progress);
+    if (!started) return report.Fail(started.error());
+    backend = std::move(*started);
     queue = std::make_unique<QueueEvaluator>(
-        fs, queue_dir, QueueTimings{.poll_seconds = 2, .lease_seconds = flags.lease},
+        fs, options.run_dir / "queue",
+        QueueTimings{.poll_seconds = 2, .lease_seconds = flags.backend.LeaseSeconds()},
         RealQueueClock());
-    if (flags.backend == "slurm") {
-      const fs::path worker_exe =
-          flags.worker_kbuild.empty() ? exe : fs::absolute(flags.worker_kbuild);
-      auto id = EnsureWorkerArray(fs, runner, slurm, worker_exe, queue_dir, report);
-      if (!id) return report.Fail(id.error());
-      job_id = *id;
-    } else {
-      report.Progress(fmt::format(
-          "queue {}: start up to {} workers, one per GPU, on hosts that see it: {} worker "
-          "--queue {}",
-          queue_dir.string(), options.worker_devices.size(), ShellWord(exe.string()),
-          ShellWord(queue_dir.string())));
-    }
   }
-  auto result = [&] {
-    if (!queue) return RunOptimize(fs, *proposer, local, options);
-    const auto progress = QueueProgress(*queue, runner, job_id, report, 30);
-    return RunOptimize(fs, *proposer, *queue, options);
-  }();
-  if (queued) {
-    // The workers end at queue/stop; tasks of the array that never started are cancelled.
-    (void)WorkQueue(fs, queue_dir).RequestStop();
-    if (!job_id.empty()) (void)CancelWorkerArray(runner, job_id);
-  }
+  auto result = queue ? RunOptimize(fs, *proposer, *queue, options)
+                      : RunOptimize(fs, *proposer, local, options);
+  const std::string job_id = backend ? backend->job_id() : "";
+  if (backend) backend->Finish();
   if (!result) return report.Fail(result.error());
   const OptimizeRunResult& r = *result;
   for (const auto& w : r.warnings) report.Warning(w);
@@ -276,7 +200,7 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
 
   auto& data = report.data();
   data["run_dir"] = r.run_dir.string();
-  data["backend"] = flags.backend;
+  data["backend"] = flags.backend.backend;
   if (!job_id.empty()) data["slurm_job"] = job_id;
   data["best"] = {{"id", r.best_id}, {"score", r.best_score}};
   data["counts"] = {{"attempts", t.attempts},
@@ -357,28 +281,9 @@ void AddOptimizeCommand(CLI::App& app, const GlobalOptions& global, Invocation& 
                   "Continue an interrupted run: its folder results/optimize-<timestamp>; "
                   "recorded attempts are neither repeated nor lost, and a candidate saved but "
                   "not recorded is evaluated without asking the proposer again");
-  sub->add_option("--backend", flags->backend,
-                  "Where candidates are evaluated: local (this host's GPUs, default), queue "
-                  "(kbuild worker processes started by you on any hosts that see the run's "
-                  "queue/ folder), slurm (the same workers as one Slurm job array, submitted "
-                  "and cancelled by this run)")
-      ->check(CLI::IsMember({"local", "queue", "slurm"}));
-  sub->add_option("--jobs", flags->jobs,
-                  "queue, slurm: evaluations at once, at most --islands (default: --islands); "
-                  "slurm: the array's tasks, one GPU each")
-      ->check(CLI::Range(1, 10000));
-  sub->add_option("--partition", flags->partition, "slurm: sbatch --partition");
-  sub->add_option("--account", flags->account, "slurm: sbatch --account");
-  sub->add_option("--slurm-time", flags->slurm_time,
-                  "slurm: each worker task's time limit, sbatch --time (e.g. 4:00:00)");
-  sub->add_option("--worker-kbuild", flags->worker_kbuild,
-                  "slurm: the kbuild the array's tasks run as `kbuild worker` (default: this "
-                  "one), e.g. a wrapper that loads the cluster's modules first");
-  sub->add_option("--lease", flags->lease,
-                  "queue, slurm: seconds without a worker's heartbeat after which its candidate "
-                  "goes back to the queue; after two such retries it is recorded lost (default: "
-                  "120)")
-      ->check(CLI::Range(10.0, 86400.0));
+  AddBackendOptions(*sub, flags->backend, "candidate",
+                    "queue, slurm: evaluations at once, at most --islands (default: --islands); "
+                    "slurm: the array's tasks, one GPU each");
   AddJsonFlag(*sub, flags->json);
   sub->footer(
       "Each attempt: kbuild writes results/optimize-<t>/attempts/<id>/context/ (task.md, best/, "

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <map>
 #include <memory>
 
 #include "commands/command.h"
@@ -63,10 +64,11 @@ int RunWorkerCommand(const WorkerFlags& flags) {
       child.profile_timeout_seconds = setup->child_timeout;
   child.bench_filter = setup->bench_filter;
   ChildKbuildEvaluator evaluator(fs, runner, child);
+  const std::map<std::string, WorkReader> readers = {
+      {kCandidateWorkKind, CandidateWorkReader(evaluator, queue_dir.parent_path())}};
 
   QueueWorkerOptions options;
   options.name = name;
-  options.run_dir = queue_dir.parent_path();
   options.idle_exit_seconds = flags.idle_exit;
   options.heartbeat_seconds = setup->lease_seconds / 3;
   options.progress = [&report, &name](const std::string& line) {
@@ -74,7 +76,7 @@ int RunWorkerCommand(const WorkerFlags& flags) {
   };
   report.Progress(
       fmt::format("worker {} on {} (scratch {})", name, queue_dir.string(), scratch.string()));
-  auto summary = RunQueueWorker(fs, queue_dir, evaluator, options, RealQueueClock());
+  auto summary = RunQueueWorker(fs, queue_dir, readers, options, RealQueueClock());
   if (!summary) return report.Fail(summary.error());
   report.Line(fmt::format("worker {}: {} evaluated, {} unreadable; ended: {}", name,
                           summary->evaluated, summary->malformed, summary->why_ended));

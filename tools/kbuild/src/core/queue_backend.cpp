@@ -1,0 +1,103 @@
+#include "core/queue_backend.h"
+
+#include <fmt/format.h>
+
+#include "core/message_text.h"
+#include "core/shell_quote.h"
+#include "core/work_queue.h"
+
+namespace kb {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Progress = std::function<void(const std::string&)>;
+
+// --backend slurm: the array of workers, submitted unless a resumed run's array still has
+// tasks waiting or running (queue/slurm-job.txt names it). Its job id.
+Expected<std::string> EnsureWorkerArray(FileSystem& fs, ProcessRunner& runner,
+                                        const SlurmOptions& slurm, const fs::path& exe,
+                                        const fs::path& queue_dir, const Progress& progress) {
+  const fs::path job_file = queue_dir / "slurm-job.txt";
+  if (fs.KindOf(job_file) == FileKind::kRegular) {
+    auto text = fs.ReadAtMost(job_file, 256);
+    const std::string id = text ? OneLine(*text) : "";
+    if (!id.empty()) {
+      auto state = QueryWorkerArray(runner, id);
+      if (state && state->pending + state->running > 0) {
+        progress(fmt::format("Slurm array {} still has {} waiting, {} running: kept", id,
+                             state->pending, state->running));
+        return id;
+      }
+    }
+  }
+  auto id = SubmitWorkerArray(fs, runner, slurm, exe, queue_dir);
+  if (!id) return id.error();
+  if (Status s = fs.Write(job_file, *id + "\n"); !s) return s.error();
+  progress(
+      fmt::format("submitted Slurm array {} ({} workers, gres {})", *id, slurm.tasks, slurm.gres));
+  return id;
+}
+
+// The queue's counts (and the Slurm array's), one line every `seconds`. Its own WorkQueue:
+// the run's threads use theirs.
+std::unique_ptr<PeriodicThread> ProgressLines(FileSystem& fs, ProcessRunner& runner,
+                                              const fs::path& queue_dir, const std::string& job_id,
+                                              Progress progress, double seconds) {
+  return std::make_unique<PeriodicThread>(
+      seconds, PeriodicThread::First::kAfterOnePeriod,
+      [queue = std::make_shared<WorkQueue>(fs, queue_dir), &runner, job_id,
+       progress = std::move(progress)] {
+        auto counts = queue->Counts();
+        if (!counts) return;
+        std::string line = fmt::format("queue: {} pending, {} claimed, {} done", counts->pending,
+                                       counts->claimed, counts->done);
+        if (!job_id.empty()) {
+          if (auto slurm = QueryWorkerArray(runner, job_id)) {
+            line += fmt::format("; Slurm array {}: {} waiting, {} running", job_id, slurm->pending,
+                                slurm->running);
+          }
+        }
+        progress(line);
+      });
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<QueueBackend>> QueueBackend::Start(FileSystem& fs, ProcessRunner& runner,
+                                                            const QueueBackendOptions& options,
+                                                            const fs::path& queue_dir,
+                                                            const ProjectSnapshot& snapshot,
+                                                            Progress progress) {
+  if (Status s = WriteQueueSetup(fs, queue_dir, options.setup, snapshot); !s) return s.error();
+  if (Status s = WorkQueue(fs, queue_dir).ClearStop(); !s) return s.error();
+  std::unique_ptr<QueueBackend> backend(new QueueBackend(fs, runner, queue_dir));
+  if (options.slurm) {
+    const fs::path worker_exe =
+        options.worker_kbuild.empty() ? options.kbuild_exe : options.worker_kbuild;
+    auto id = EnsureWorkerArray(fs, runner, options.array, worker_exe, queue_dir, progress);
+    if (!id) return id.error();
+    backend->job_id_ = *id;
+  } else {
+    progress(fmt::format(
+        "queue {}: start up to {} workers, one per GPU, on hosts that see it: {} worker "
+        "--queue {}",
+        queue_dir.string(), options.array.tasks, ShellWord(options.kbuild_exe.string()),
+        ShellWord(queue_dir.string())));
+  }
+  backend->progress_ = ProgressLines(fs, runner, queue_dir, backend->job_id_, std::move(progress),
+                                     options.progress_seconds);
+  return backend;
+}
+
+void QueueBackend::Finish() {
+  if (finished_) return;
+  finished_ = true;
+  progress_.reset();
+  // The workers end at queue/stop; tasks of the array that never started are cancelled.
+  (void)WorkQueue(fs_, queue_dir_).RequestStop();
+  if (!job_id_.empty()) (void)CancelWorkerArray(runner_, job_id_);
+}
+
+}  // namespace kb
