@@ -1,7 +1,8 @@
 // Fakes for driving `kbuild tune` without a GPU or a compiler: a process
-// runner and a file system safe to call from the build threads, and the JSON
+// runner and a file system safe to call from the build threads, the JSON
 // documents the children (`kbuild build|test|bench --json`, and `kbuild
-// test|bench --build-only --json` in the build phase) answer with.
+// test|bench --build-only --json` in the build phase) answer with, and a
+// scripted gemm project whose four variants fail at each stage but one.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -17,6 +18,8 @@
 
 #include "core/fs.h"
 #include "core/process.h"
+#include "core/tune_runner.h"
+#include "core/tune_space.h"
 
 namespace kb::tune_fakes {
 
@@ -153,6 +156,64 @@ inline Json TestDocument(int passed, int failed) {
   }
   return {
       {"command", "test"}, {"summary", {{"passed", passed}, {"failed", failed}}}, {"cases", cases}};
+}
+
+inline constexpr const char* kGemmSpace = R"([tune]
+max-spill-bytes = 16
+[tune.params]
+BLOCK = [64, 128]
+VECS = [1, 2]
+)";
+
+// The script: BLOCK=64 VECS=1 does not compile, BLOCK=64 VECS=2 fails a test,
+// BLOCK=128 VECS=1 spills (its build log says so), BLOCK=128 VECS=2 is fast
+// and spills a little (within max-spill-bytes). The harness builds replace
+// build.log with their own, as kbuild test and bench do.
+inline ProcessResult ScriptedGemm(FileSystem& fs, const std::vector<std::string>& argv) {
+  const std::string command = argv.at(3);
+  const Values v = LockedRunner::ValuesOf(argv);
+  const bool b64 = v.count("BLOCK") && v.at("BLOCK") == "64";
+  const std::string vecs = v.count("VECS") ? v.at("VECS") : "";
+  const fs::path log = fs::path(argv.at(2)) / "build/logs/build.log";
+  if (BuildOnly(argv)) {
+    EXPECT_TRUE(fs.Write(log, "[1/2] Building CXX object " + command + "\n").ok());
+    return Answer(0, BuildOnlyDocument(command));
+  }
+  if (command == "build") {
+    if (b64 && vecs == "1") {
+      return Answer(3, ErrorDocument("build", 3,
+                                     {{"message", "identifier \"z\" is undefined\nmore"},
+                                      {"path", "gemm/gemm.cu"},
+                                      {"line", 48},
+                                      {"column", 5}}));
+    }
+    const std::string spills = b64 || v.empty() ? ""
+                               : vecs == "1"    ? ", 48 bytes spill stores, 48 bytes spill loads"
+                                                : ", 8 bytes spill stores, 8 bytes spill loads";
+    const Status logged = fs.Write(log,
+                                   "ptxas warning : Registers are spilled to local memory in "
+                                   "function 'gemm'" +
+                                       spills + "\n");
+    EXPECT_TRUE(logged.ok());
+    return Answer(0, {{"command", "build"}, {"ok", true}, {"seconds", 12.5}});
+  }
+  if (command == "test") return Answer(b64 && vecs == "2" ? 1 : 0, TestDocument(306, b64 ? 1 : 0));
+  return Answer(0, BenchDocument(v.empty() ? 100.0 : 80.0));
+}
+
+// The scripted gemm project at `project` (build.toml, kbuild.toml with kGemmSpace, one kernel
+// source); the id of each variant by its values ("BLOCK=64 VECS=1").
+inline std::map<std::string, std::string> WriteGemmProject(FileSystem& fs,
+                                                           const fs::path& project) {
+  EXPECT_TRUE(fs.Write(project / "kbuild.toml", kGemmSpace).ok());
+  EXPECT_TRUE(fs.Write(project / "build.toml", "[general]\nname = \"gemm\"\n").ok());
+  EXPECT_TRUE(fs.Write(project / "gemm/gemm.cu", "// kernel\n").ok());
+  std::map<std::string, std::string> ids;
+  auto space = ParseTuneSpace(kGemmSpace, "kbuild.toml");
+  EXPECT_TRUE(space.ok());
+  if (!space.ok()) return ids;
+  for (const auto& v : GridVariants(*space, 100)) ids[TuneValuesText(v)] = v.id;
+  return ids;
 }
 
 }  // namespace kb::tune_fakes

@@ -30,59 +30,9 @@ using namespace tune_fakes;
 const std::filesystem::path kProject = "/p";
 const std::filesystem::path kRun = "/p/results/tune-20261201-140000";
 
-constexpr const char* kSpace = R"([tune]
-max-spill-bytes = 16
-[tune.params]
-BLOCK = [64, 128]
-VECS = [1, 2]
-)";
-
-// The script: BLOCK=64 VECS=1 does not compile, BLOCK=64 VECS=2 fails a test,
-// BLOCK=128 VECS=1 spills (its build log says so), BLOCK=128 VECS=2 is fast
-// and spills a little (within max-spill-bytes). The harness builds replace
-// build.log with their own, as kbuild test and bench do.
-ProcessResult Scripted(FileSystem& fs, const std::vector<std::string>& argv) {
-  const std::string command = argv.at(3);
-  const Values v = LockedRunner::ValuesOf(argv);
-  const bool b64 = v.count("BLOCK") && v.at("BLOCK") == "64";
-  const std::string vecs = v.count("VECS") ? v.at("VECS") : "";
-  const fs::path log = fs::path(argv.at(2)) / "build/logs/build.log";
-  if (BuildOnly(argv)) {
-    EXPECT_TRUE(fs.Write(log, "[1/2] Building CXX object " + command + "\n").ok());
-    return Answer(0, BuildOnlyDocument(command));
-  }
-  if (command == "build") {
-    if (b64 && vecs == "1") {
-      return Answer(3, ErrorDocument("build", 3,
-                                     {{"message", "identifier \"z\" is undefined\nmore"},
-                                      {"path", "gemm/gemm.cu"},
-                                      {"line", 48},
-                                      {"column", 5}}));
-    }
-    const std::string spills = b64 || v.empty() ? ""
-                               : vecs == "1"    ? ", 48 bytes spill stores, 48 bytes spill loads"
-                                                : ", 8 bytes spill stores, 8 bytes spill loads";
-    const Status logged = fs.Write(log,
-                                   "ptxas warning : Registers are spilled to local memory in "
-                                   "function 'gemm'" +
-                                       spills + "\n");
-    EXPECT_TRUE(logged.ok());
-    return Answer(0, {{"command", "build"}, {"ok", true}, {"seconds", 12.5}});
-  }
-  if (command == "test") return Answer(b64 && vecs == "2" ? 1 : 0, TestDocument(306, b64 ? 1 : 0));
-  return Answer(0, BenchDocument(v.empty() ? 100.0 : 80.0));
-}
-
 class TuneRunTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(fs_.Write(kProject / "kbuild.toml", kSpace).ok());
-    ASSERT_TRUE(fs_.Write(kProject / "build.toml", "[general]\nname = \"gemm\"\n").ok());
-    ASSERT_TRUE(fs_.Write(kProject / "gemm/gemm.cu", "// kernel\n").ok());
-    auto space = ParseTuneSpace(kSpace, "kbuild.toml");
-    ASSERT_TRUE(space.ok());
-    for (const auto& v : GridVariants(*space, 100)) ids_[TuneValuesText(v)] = v.id;
-  }
+  void SetUp() override { ids_ = WriteGemmProject(fs_, kProject); }
 
   TuneOptions Options() const {
     TuneOptions o;
@@ -107,7 +57,7 @@ class TuneRunTest : public ::testing::Test {
 
 // --full-tests all: every variant runs the full suite before its benchmark.
 TEST_F(TuneRunTest, GridRecordsEveryStageAndRanksOnlyValidVariants) {
-  LockedRunner runner([this](const auto& argv, const auto&) { return Scripted(fs_, argv); });
+  LockedRunner runner([this](const auto& argv, const auto&) { return ScriptedGemm(fs_, argv); });
   std::vector<std::string> progress;
   TuneOptions options = Options();
   options.full_tests = kTuneFullTestsAll;
@@ -170,7 +120,7 @@ TEST_F(TuneRunTest, GridRecordsEveryStageAndRanksOnlyValidVariants) {
 }
 
 TEST_F(TuneRunTest, ChildrenBuildTheirOwnCopyWithTheVariantsDefines) {
-  LockedRunner runner([this](const auto& argv, const auto&) { return Scripted(fs_, argv); });
+  LockedRunner runner([this](const auto& argv, const auto&) { return ScriptedGemm(fs_, argv); });
   TuneOptions options = Options();
   options.full_tests = kTuneFullTestsAll;
   options.filter = "4096";
@@ -226,7 +176,7 @@ TEST_F(TuneRunTest, HarnessThatDoesNotCompileIsABuildFailure) {
                                       {"line", 12},
                                       {"column", 3}}));
     }
-    return Scripted(fs_, argv);
+    return ScriptedGemm(fs_, argv);
   });
   TuneOptions options = Options();
   options.full_tests = 0;  // no variant runs tests: none builds them
@@ -259,7 +209,7 @@ TEST_F(TuneRunTest, ResumeAfterAStopEvaluatesOnlyTheRest) {
       r.exit_code = 130;
       return r;
     }
-    return Scripted(fs_, argv);
+    return ScriptedGemm(fs_, argv);
   });
   TuneOptions options = Options();
   options.build_jobs = 1;
@@ -269,7 +219,7 @@ TEST_F(TuneRunTest, ResumeAfterAStopEvaluatesOnlyTheRest) {
   ASSERT_EQ(History().size(), 3u) << "defaults and two variants; nothing half-done";
   EXPECT_TRUE(fs_.Exists(kRun / "summary.md")) << "what finished is ranked";
 
-  LockedRunner runner([this](const auto& argv, const auto&) { return Scripted(fs_, argv); });
+  LockedRunner runner([this](const auto& argv, const auto&) { return ScriptedGemm(fs_, argv); });
   options.resume = "results/tune-20261201-140000";
   auto second = RunTune(fs_, runner, options);
   ASSERT_TRUE(second.ok()) << second.error().Located();
@@ -288,7 +238,7 @@ TEST_F(TuneRunTest, ResumeAfterAStopEvaluatesOnlyTheRest) {
 TEST_F(TuneRunTest, DefaultsFailingIsExit1AndNothingElseRuns) {
   LockedRunner runner([this](const auto& argv, const auto&) {
     if (argv.at(3) == "test" && !BuildOnly(argv)) return Answer(1, TestDocument(305, 1));
-    return Scripted(fs_, argv);
+    return ScriptedGemm(fs_, argv);
   });
   auto run = RunTune(fs_, runner, Options());
   ASSERT_FALSE(run.ok());
@@ -305,7 +255,7 @@ TEST_F(TuneRunTest, NoGpuIsExit4AfterTheDefaultsBuild) {
     if (argv.at(3) == "test" && !BuildOnly(argv)) {
       return Answer(4, ErrorDocument("test", 4, {{"message", "no CUDA GPU is visible"}}));
     }
-    return Scripted(fs_, argv);
+    return ScriptedGemm(fs_, argv);
   });
   auto run = RunTune(fs_, runner, Options());
   ASSERT_FALSE(run.ok());
@@ -321,7 +271,7 @@ TEST_F(TuneRunTest, NoGpuIsExit4AfterTheDefaultsBuild) {
 }
 
 TEST_F(TuneRunTest, HostileResumeFoldersAreRefused) {
-  LockedRunner runner([this](const auto& argv, const auto&) { return Scripted(fs_, argv); });
+  LockedRunner runner([this](const auto& argv, const auto&) { return ScriptedGemm(fs_, argv); });
   ASSERT_TRUE(fs_.Write("/elsewhere/tune-1/history.jsonl", "").ok());
   ASSERT_TRUE(fs_.Write("/p/results/tune-old/history.jsonl", "").ok());
   fs_.mem.PlantSymlink("/p/results/tune-link", "/elsewhere/tune-1");
@@ -341,7 +291,7 @@ TEST_F(TuneRunTest, HostileResumeFoldersAreRefused) {
 }
 
 TEST_F(TuneRunTest, BadOptionsAndSpaceAreExit2) {
-  LockedRunner runner([this](const auto& argv, const auto&) { return Scripted(fs_, argv); });
+  LockedRunner runner([this](const auto& argv, const auto&) { return ScriptedGemm(fs_, argv); });
   TuneOptions options = Options();
   options.strategy = "anneal";
   EXPECT_EQ(RunTune(fs_, runner, options).error().code, ExitCode::kUsage);
@@ -357,7 +307,7 @@ TEST_F(TuneRunTest, BadOptionsAndSpaceAreExit2) {
 }
 
 TEST_F(TuneRunTest, TimeLimitStartsNoNewVariant) {
-  LockedRunner runner([this](const auto& argv, const auto&) { return Scripted(fs_, argv); });
+  LockedRunner runner([this](const auto& argv, const auto&) { return ScriptedGemm(fs_, argv); });
   double now = 0;
   TuneOptions options = Options();
   options.build_jobs = 1;
@@ -372,7 +322,7 @@ TEST_F(TuneRunTest, TimeLimitStartsNoNewVariant) {
 }
 
 TEST_F(TuneRunTest, EvolveStaysWithinTheBudget) {
-  LockedRunner runner([this](const auto& argv, const auto&) { return Scripted(fs_, argv); });
+  LockedRunner runner([this](const auto& argv, const auto&) { return ScriptedGemm(fs_, argv); });
   TuneOptions options = Options();
   options.strategy = "evolve";
   options.budget = 3;

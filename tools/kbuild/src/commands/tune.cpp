@@ -8,11 +8,13 @@
 #include <optional>
 #include <system_error>
 
+#include "commands/backend_flags.h"
 #include "commands/command.h"
 #include "core/harness_targets.h"
 #include "core/kbuild_home.h"
 #include "core/report.h"
 #include "core/tune_finalists.h"
+#include "core/tune_queue.h"
 #include "core/tune_results.h"
 #include "core/tune_runner.h"
 
@@ -32,14 +34,20 @@ struct TuneFlags {
   std::optional<std::string> test_filter;
   std::string full_tests = "3";
   std::string resume;
+  BackendFlags backend;
   bool json = false;
 };
 
+// --backend queue|slurm: variants in the queue at once, and the array's tasks.
+constexpr int kDefaultQueueJobs = 4;
+
 // The running executable, so each variant is built by this very kbuild.
-std::string ResumeCommand(const GlobalOptions& global, const TuneRunResult& r,
-                          const std::filesystem::path& project) {
+std::string ResumeCommand(const GlobalOptions& global, const TuneFlags& flags,
+                          const TuneRunResult& r, const std::filesystem::path& project) {
   const std::string at = global.project_dir == "." ? "" : " -C " + global.project_dir.string();
-  return "kbuild" + at + " tune --resume " + r.run_dir.lexically_relative(project).string();
+  const std::string backend = flags.backend.Queued() ? " --backend " + flags.backend.backend : "";
+  return "kbuild" + at + " tune" + backend + " --resume " +
+         r.run_dir.lexically_relative(project).string();
 }
 
 const TuneEvaluation* Find(const TuneRunResult& r, const std::string& id) {
@@ -118,6 +126,9 @@ int RunTuneCommand(const GlobalOptions& global, const TuneFlags& flags) {
   Report report("tune", flags.json);
   auto full_tests = ParseFullTests(flags.full_tests);
   if (!full_tests) return report.Fail(full_tests.error());
+  const SlurmOptions slurm =
+      WorkerArrayOptions(flags.backend, flags.backend.jobs.value_or(kDefaultQueueJobs));
+  if (Status ok = CheckBackendFlags(flags.backend, slurm); !ok) return report.Fail(ok.error());
   RealFileSystem fs;
   RealProcessRunner runner;
   TuneOptions options;
@@ -136,7 +147,27 @@ int RunTuneCommand(const GlobalOptions& global, const TuneFlags& flags) {
   if (!flags.resume.empty()) options.resume = flags.resume;
   options.stamp = FileTimestamp();
   options.progress = [&report](const std::string& line) { report.Progress(line); };
+  std::unique_ptr<QueueBackend> backend;
+  if (flags.backend.Queued()) {
+    options.make_evaluator =
+        [&](const std::filesystem::path& run_dir,
+            const ProjectSnapshot& snapshot) -> Expected<std::unique_ptr<TuneEvaluator>> {
+      const std::filesystem::path queue_dir = run_dir / "queue";
+      // Each payload carries tune's settings; config.json's are optimize's.
+      auto started = QueueBackend::Start(
+          fs, runner, BackendOptions(flags.backend, slurm, options.kbuild_exe, {}), queue_dir,
+          snapshot, options.progress);
+      if (!started) return started.error();
+      backend = std::move(*started);
+      return std::unique_ptr<TuneEvaluator>(std::make_unique<QueuedTuneEvaluator>(
+          fs, queue_dir, static_cast<size_t>(slurm.tasks),
+          QueueTimings{.poll_seconds = 2, .lease_seconds = flags.backend.LeaseSeconds()},
+          RealQueueClock()));
+    };
+  }
   auto result = RunTune(fs, runner, options);
+  const std::string job_id = backend ? backend->job_id() : "";
+  if (backend) backend->Finish();
   if (!result) return report.Fail(result.error());
   const TuneRunResult& r = *result;
   for (const auto& warning : r.warnings) report.Warning(warning);
@@ -144,10 +175,12 @@ int RunTuneCommand(const GlobalOptions& global, const TuneFlags& flags) {
   ReportRanking(r, report);
   for (const auto& file : r.files) report.Line("wrote " + file.string());
   report.Line("history: " + (r.run_dir / "history.jsonl").string());
-  const std::string resume = ResumeCommand(global, r, options.project_dir);
+  const std::string resume = ResumeCommand(global, flags, r, options.project_dir);
   if (r.stopped || r.time_up) report.Line("to continue: " + resume);
   auto& data = report.data();
   data["run_dir"] = r.run_dir.string();
+  data["backend"] = flags.backend.backend;
+  if (!job_id.empty()) data["slurm_job"] = job_id;
   data["baseline"] = r.baseline_id;
   data["counts"] = Counts(r);
   data["stopped"] = r.stopped;
@@ -204,6 +237,9 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
   sub->add_option("--resume", flags->resume,
                   "Continue an interrupted run: its folder results/tune-<timestamp> (relative to "
                   "the project); recorded variants and finalists are not evaluated again");
+  AddBackendOptions(*sub, flags->backend, "variant",
+                    "queue, slurm: variants in the queue at once (default: 4); slurm: the "
+                    "array's tasks, one GPU each");
   AddJsonFlag(*sub, flags->json);
   sub->footer(
       "Each variant: kbuild -C results/tune-<t>/variants/<id>/project build --define ... -j1, "
@@ -230,10 +266,28 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
       "and the children's build.json, test-build.json, bench-build.json, test.json, bench.json. "
       "Ctrl-C stops after ending the "
       "children; --resume continues, also among the finalists.\n"
+      "--backend queue or slurm: the run writes results/tune-<t>/queue/ (config.json, project/ "
+      "as snapshotted, pending/, claimed/, done/, workers/) and hands each variant's evaluation "
+      "(its build, the tests before its benchmark, the benchmark, as above) and each "
+      "finalist's full tests to kbuild worker processes (kbuild worker --help): each worker "
+      "takes one at a time, builds it with one compile job in a copy in node-local scratch, "
+      "and keeps the children's documents in variants/<id>/ (the copy and its build/logs/ "
+      "stay on the worker's host). At most --jobs variants are out at once (--build-jobs "
+      "does not apply); results are recorded as they come back, in the order they finish. A "
+      "variant or finalist whose workers went silent past --lease three times, or that a "
+      "worker could not read, is recorded lost (invalid; a lost finalist's next best is "
+      "tested in its place). A worker whose child reports no GPU, nvcc or torch exits, and "
+      "its claim goes to another after the lease. The run prints the queue's counts every "
+      "30 s and writes queue/stop when done; --resume (with the same --backend) waits for "
+      "items pending, claimed or done and never queues one twice. slurm submits "
+      "queue/worker.sbatch as a job array (sbatch --array=0-<jobs-1> --gres=gpu:1, logs in "
+      "queue/slurm/), cancels it at the end, and on --resume keeps an array that still has "
+      "tasks.\n"
       "Exit codes: 0 done (also when some variants were invalid), 1 the defaults failed "
-      "(nothing to compare against), 2 bad usage, kbuild.toml or --resume folder, 4 no GPU "
-      "(after the defaults' build, so compile errors show on any machine), no nvcc or no "
-      "torch, 130/143 stopped by Ctrl-C/SIGTERM (what finished is kept and ranked).");
+      "(nothing to compare against, also when they were lost in the queue), 2 bad usage, "
+      "kbuild.toml or --resume folder, 4 no GPU (after the defaults' build, so compile errors "
+      "show on any machine), no nvcc or no torch (--backend slurm: sbatch missing or "
+      "refusing), 130/143 stopped by Ctrl-C/SIGTERM (what finished is kept and ranked).");
   sub->callback([&invocation, flags, &global] {
     invocation.run = [flags, &global] { return RunTuneCommand(global, *flags); };
   });

@@ -1,5 +1,7 @@
-// kbuild worker: evaluates the candidates of a `kbuild optimize --backend queue|slurm` run
-// from its queue folder (core/queue_evaluator.h), on this host's GPU, until the run ends.
+// kbuild worker: evaluates the items of a `kbuild optimize` or `kbuild tune` run started with
+// --backend queue|slurm from its queue folder (core/queue_worker.h): optimize's candidates
+// (core/queue_evaluator.h) and tune's variants (core/tune_queue.h), on this host's GPU, until
+// the run ends.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -12,6 +14,7 @@
 #include "core/queue_setup.h"
 #include "core/report.h"
 #include "core/stop_signal.h"
+#include "core/tune_queue.h"
 
 namespace kb {
 
@@ -64,8 +67,14 @@ int RunWorkerCommand(const WorkerFlags& flags) {
       child.profile_timeout_seconds = setup->child_timeout;
   child.bench_filter = setup->bench_filter;
   ChildKbuildEvaluator evaluator(fs, runner, child);
+  TuneWorkerSetup tune;
+  tune.run_dir = queue_dir.parent_path();
+  tune.copy_dir = scratch / "tune" / "project";
+  tune.kbuild_exe = child.kbuild_exe;
+  tune.snapshot = &*snapshot;
   const std::map<std::string, WorkReader> readers = {
-      {kCandidateWorkKind, CandidateWorkReader(evaluator, queue_dir.parent_path())}};
+      {kCandidateWorkKind, CandidateWorkReader(evaluator, queue_dir.parent_path())},
+      {kTuneWorkKind, TuneWorkReader(fs, runner, tune)}};
 
   QueueWorkerOptions options;
   options.name = name;
@@ -94,23 +103,26 @@ int RunWorkerCommand(const WorkerFlags& flags) {
 void AddWorkerCommand(CLI::App& app, const GlobalOptions&, Invocation& invocation) {
   auto* sub = app.add_subcommand(
       "worker",
-      "Evaluates candidates of a kbuild optimize run started with --backend queue or slurm: "
-      "claims them from the run's queue folder one at a time, builds, tests and benchmarks "
-      "each in node-local scratch on this host's GPU (CUDA_VISIBLE_DEVICES as given), writes "
-      "the result back, and ends when the run ends. Start one per GPU on any host that sees "
-      "the folder (--backend slurm starts them as a job array).");
+      "Evaluates the candidates of a kbuild optimize run, or the variants of a kbuild tune "
+      "run, started with --backend queue or slurm: claims them from the run's queue folder one "
+      "at a time, builds, tests and benchmarks each in node-local scratch on this host's GPU "
+      "(CUDA_VISIBLE_DEVICES as given), writes the result back, and ends when the run ends. "
+      "Start one per GPU on any host that sees the folder (--backend slurm starts them as a "
+      "job array).");
   auto flags = std::make_shared<WorkerFlags>();
   sub->add_option("--queue", flags->queue,
-                  "The run's queue folder: results/optimize-<timestamp>/queue")
+                  "The run's queue folder: results/optimize-<timestamp>/queue or "
+                  "results/tune-<timestamp>/queue")
       ->required();
   sub->add_option("--name", flags->name,
                   "This worker's name in the queue: letters, digits, - and _ (default: "
                   "<host>-<pid>; Slurm tasks: slurm-<job>-<task>)");
   sub->add_option("--scratch", flags->scratch,
-                  "Where the candidates' project copies are built (default: "
+                  "Where the candidates' and variants' project copies are built (default: "
                   "$TMPDIR/kbuild-worker-<name>, else /tmp/...)");
   sub->add_option("--child-kbuild", flags->child_kbuild,
-                  "The kbuild that builds, tests and benchmarks each candidate (default: this "
+                  "The kbuild that builds, tests and benchmarks each candidate or variant "
+                  "(default: this "
                   "one), e.g. a wrapper script that loads the cluster's CUDA module first");
   sub->add_option("--idle-exit", flags->idle_exit,
                   "Seconds with nothing to claim after which the worker ends (default: 300)")
@@ -120,12 +132,19 @@ void AddWorkerCommand(CLI::App& app, const GlobalOptions&, Invocation& invocatio
       "Each candidate: the project copy the run wrote (queue/project/) with the candidate's "
       "files and macro values, then kbuild build, test (full) and bench --no-baselines, each "
       "with the run's --child-timeout; logs and the children's documents go to the run's "
-      "attempts/<id>/. The worker beats a heartbeat (queue/workers/<name>.json) every third of "
-      "the run's lease; a worker silent past the lease loses its claim to another, and the "
-      "run records an attempt lost after two such retries. It ends when queue/stop appears "
+      "attempts/<id>/. Each tune variant: what kbuild tune does for one variant (kbuild "
+      "build, test and bench --build-only, the tests before its benchmark, bench "
+      "--no-baselines; or a finalist's full test), with the --define values and settings its "
+      "payload carries and no time limit, in one copy of queue/project/ under the scratch "
+      "folder; the children's documents go to the run's variants/<id>/. The worker beats a "
+      "heartbeat (queue/workers/<name>.json) every third of the run's lease; a worker silent "
+      "past the lease loses its claim to another, and the run records the item lost after two "
+      "such retries; a payload it cannot read is recorded lost with the reason. It ends when "
+      "queue/stop appears "
       "(the run writes it when done), after --idle-exit seconds with nothing pending, or on "
       "Ctrl-C (the claim then goes back after the lease).\n"
-      "Exit codes: 0 ended, 2 not a queue folder, 4 cannot write the queue, 130/143 stopped.");
+      "Exit codes: 0 ended, 2 not a queue folder, 4 cannot write the queue or a child reports "
+      "no GPU, nvcc or torch, 130/143 stopped.");
   sub->callback(
       [&invocation, flags] { invocation.run = [flags] { return RunWorkerCommand(*flags); }; });
 }

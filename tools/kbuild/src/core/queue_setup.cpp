@@ -31,7 +31,8 @@ Expected<QueueSetup> ReadQueueSetup(const FileSystem& fs, const fs::path& queue_
   const fs::path path = queue_dir / "config.json";
   auto refuse = [&](const std::string& why) {
     Error e = MakeError(ExitCode::kUsage, why,
-                        "kbuild optimize --backend queue or slurm writes this folder; give "
+                        "kbuild optimize or kbuild tune --backend queue or slurm writes this "
+                        "folder; give "
                         "kbuild worker --queue the queue/ folder of such a run");
     e.path = path.string();
     return e;

@@ -1,7 +1,8 @@
 // What a queue worker (kbuild worker) needs besides the queue: the run writes it once into
-// the queue folder, every worker reads it. queue/config.json holds the evaluation settings;
+// the queue folder, every worker reads it. queue/config.json holds the evaluation settings of
+// kbuild optimize's candidates (tune's variants carry theirs in each payload, tune_queue.h);
 // queue/project/ the project as the run snapshotted it, so workers on any host evaluate
-// candidates over the same files even if the user edits the project meanwhile.
+// candidates and variants over the same files even if the user edits the project meanwhile.
 #pragma once
 
 #include <filesystem>
@@ -15,7 +16,7 @@ namespace kb {
 
 struct QueueSetup {
   std::string bench_filter;    // kbuild bench --filter ("" = every case)
-  double child_timeout = 900;  // seconds per child kbuild build, test and bench
+  double child_timeout = 900;  // seconds per child kbuild build, test and bench (optimize's)
   double lease_seconds = 120;  // workers beat well within it (a third)
 };
 

@@ -37,7 +37,8 @@ Error SlurmError(const std::string& what, const ProcessResult& r) {
 
 Status CheckSlurmOptions(const SlurmOptions& o) {
   auto refuse = [](const std::string& why) {
-    return Status(MakeError(ExitCode::kUsage, why, "see kbuild optimize --help"));
+    return Status(
+        MakeError(ExitCode::kUsage, why, "see kbuild optimize --help or kbuild tune --help"));
   };
   if (o.tasks < 1 || o.tasks > 10000) return refuse("--jobs must be 1-10000");
   if (!OnlyChars(o.partition, "_.-")) return refuse("--partition: letters, digits, _ . - only");
@@ -54,7 +55,7 @@ Status CheckSlurmOptions(const SlurmOptions& o) {
 
 std::string WorkerBatchScript(const fs::path& kbuild_exe, const fs::path& queue_dir) {
   return "#!/bin/sh\n"
-         "# One kbuild optimize queue worker per array task (written by kbuild optimize).\n"
+         "# One kbuild queue worker per array task (written by kbuild optimize or tune).\n"
          "exec " +
          ShellWord(kbuild_exe.string()) + " worker --queue " + ShellWord(queue_dir.string()) +
          " --name \"slurm-${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}-${SLURM_ARRAY_TASK_ID:-0}\"\n";

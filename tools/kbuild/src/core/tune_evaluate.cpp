@@ -1,5 +1,7 @@
 #include "core/tune_evaluate.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <deque>
@@ -134,7 +136,7 @@ class Evaluator {
 
   Expected<std::optional<TuneEvaluation>> Finalist(const TuneEvaluation& benchmarked,
                                                    int* tests_passed) {
-    const fs::path copy = TuneVariantDir(setup_.run_dir, benchmarked.variant.id) / "project";
+    const fs::path copy = CopyOf(benchmarked.variant.id);
     if (Status s = WriteProjectCopy(fs_, *setup_.snapshot, copy); !s) return s.error();
     TuneEvaluation e = benchmarked;
     ChildResult child;
@@ -155,10 +157,15 @@ class Evaluator {
   }
 
  private:
+  fs::path CopyOf(const std::string& id) const {
+    return setup_.copy_dir.empty() ? TuneVariantDir(setup_.run_dir, id) / "project"
+                                   : setup_.copy_dir;
+  }
+
   bool MayStart() const { return StopSignal() == 0 && (!setup_.may_start || setup_.may_start()); }
 
   Expected<BuildJob> StartBuild(const TuneVariant& variant) {
-    BuildJob job{variant, TuneVariantDir(setup_.run_dir, variant.id) / "project", {}};
+    BuildJob job{variant, CopyOf(variant.id), {}};
     if (Status s = WriteProjectCopy(fs_, *setup_.snapshot, job.copy); !s) return s.error();
     // The harness builds take the GPU steps' --define arguments (TuneChildArgv), so those
     // find their binaries up to date; -j and --build-only change nothing Ninja compares.
@@ -184,10 +191,7 @@ class Evaluator {
   }
 
   Status Record(TuneEvaluation& e, int tests_passed, bool notify = true) {
-    e.reason = e.stage == TuneStage::kDone ? "" : e.reason;
-    if (Status s = AppendHistory(fs_, setup_.run_dir / kTuneHistoryFile, e); !s) return s;
-    if (notify && setup_.on_recorded) setup_.on_recorded(e, tests_passed);
-    return {};
+    return RecordEvaluation(fs_, setup_, e, tests_passed, notify);
   }
 
   // The tests before the benchmark: the full suite, the test-filter subset,
@@ -281,6 +285,20 @@ class Evaluator {
 };
 
 }  // namespace
+
+Status RecordEvaluation(FileSystem& fs, const TuneEvaluateSetup& setup, TuneEvaluation& e,
+                        int tests_passed, bool notify) {
+  e.reason = e.stage == TuneStage::kDone ? "" : e.reason;
+  if (setup.record_history) {
+    if (Status s = AppendHistory(fs, setup.run_dir / kTuneHistoryFile, e); !s) return s;
+  }
+  if (notify && setup.on_recorded) setup.on_recorded(e, tests_passed);
+  return {};
+}
+
+std::string LocalTuneEvaluator::AtOnceText() const {
+  return fmt::format("{} build{} at a time", build_jobs_, build_jobs_ == 1 ? "" : "s");
+}
 
 Expected<std::optional<TuneEvaluation>> TestFinalist(FileSystem& fs, ProcessRunner& runner,
                                                      const TuneEvaluateSetup& setup,

@@ -32,7 +32,12 @@
 namespace kb {
 
 struct TuneEvaluateSetup {
-  std::filesystem::path run_dir;
+  std::filesystem::path run_dir;  // history.jsonl, variants/<id>/ (the children's documents)
+  // Every variant's copy of the project, one variant at a time (a queue worker's node-local
+  // scratch); "" = each its own <run>/variants/<id>/project.
+  std::filesystem::path copy_dir;
+  // False on a queue worker: the run records what the worker sends back.
+  bool record_history = true;
   std::filesystem::path kbuild_exe;
   const ProjectSnapshot* snapshot = nullptr;
   int max_spill_bytes = 0;
@@ -61,6 +66,11 @@ enum class TuneBatchEnd {
 // The folder of a variant's copy and child documents: <run>/variants/<id>.
 std::filesystem::path TuneVariantDir(const std::filesystem::path& run_dir, const std::string& id);
 
+// Appends `e` to <run>/history.jsonl (unless !record_history; its reason cleared when it is
+// kDone) and, with `notify`, tells on_recorded.
+Status RecordEvaluation(FileSystem& fs, const TuneEvaluateSetup& setup, TuneEvaluation& e,
+                        int tests_passed, bool notify);
+
 // Evaluates `variants` in order, appending each to <run>/history.jsonl.
 // Exit 4 (with the child's message) when a child reports no GPU, nvcc or
 // torch; a history or copy that cannot be written is an error too.
@@ -77,5 +87,44 @@ Expected<std::optional<TuneEvaluation>> TestFinalist(FileSystem& fs, ProcessRunn
                                                      const TuneEvaluateSetup& setup,
                                                      const TuneEvaluation& benchmarked,
                                                      int* tests_passed);
+
+// Where a run's variants are evaluated: on this host (LocalTuneEvaluator) or by queue workers
+// (tune_queue.h). Both record each variant through RecordEvaluation.
+class TuneEvaluator {
+ public:
+  virtual ~TuneEvaluator() = default;
+  virtual Expected<TuneBatchEnd> Variants(const TuneEvaluateSetup& setup,
+                                          const std::vector<TuneVariant>& variants) = 0;
+  virtual Expected<std::optional<TuneEvaluation>> Finalist(const TuneEvaluateSetup& setup,
+                                                           const TuneEvaluation& benchmarked,
+                                                           int* tests_passed) = 0;
+  // Variants evaluated at once (an evolve round is twice this), and in words for the progress
+  // line ("2 builds at a time").
+  virtual size_t AtOnce() const = 0;
+  virtual std::string AtOnceText() const = 0;
+};
+
+// EvaluateVariants and TestFinalist, `build_jobs` builds at once.
+class LocalTuneEvaluator final : public TuneEvaluator {
+ public:
+  LocalTuneEvaluator(FileSystem& fs, ProcessRunner& runner, int build_jobs)
+      : fs_(fs), runner_(runner), build_jobs_(build_jobs) {}
+  Expected<TuneBatchEnd> Variants(const TuneEvaluateSetup& setup,
+                                  const std::vector<TuneVariant>& variants) override {
+    return EvaluateVariants(fs_, runner_, setup, variants);
+  }
+  Expected<std::optional<TuneEvaluation>> Finalist(const TuneEvaluateSetup& setup,
+                                                   const TuneEvaluation& benchmarked,
+                                                   int* tests_passed) override {
+    return TestFinalist(fs_, runner_, setup, benchmarked, tests_passed);
+  }
+  size_t AtOnce() const override { return static_cast<size_t>(build_jobs_); }
+  std::string AtOnceText() const override;
+
+ private:
+  FileSystem& fs_;
+  ProcessRunner& runner_;
+  int build_jobs_;
+};
 
 }  // namespace kb

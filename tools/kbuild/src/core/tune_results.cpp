@@ -17,12 +17,13 @@ namespace {
 
 using Json = nlohmann::ordered_json;  // keeps the parameters in the space's order
 
-constexpr std::array<std::pair<TuneStage, const char*>, 6> kStageWords = {{
+constexpr std::array<std::pair<TuneStage, const char*>, 7> kStageWords = {{
     {TuneStage::kPending, "pending"},
     {TuneStage::kBuildFailed, "build-failed"},
     {TuneStage::kTestFailed, "test-failed"},
     {TuneStage::kBenchFailed, "bench-failed"},
     {TuneStage::kSpills, "spills"},
+    {TuneStage::kLost, "lost"},
     {TuneStage::kDone, "done"},
 }};
 
@@ -121,8 +122,9 @@ std::optional<TuneEvaluation> ParseRecord(const Json& line, std::string* problem
   return e;
 }
 
-// The record of one line, or why it is not one.
-std::optional<TuneEvaluation> ParseLine(std::string_view text, std::string* problem) {
+}  // namespace
+
+std::optional<TuneEvaluation> ParseHistoryLine(std::string_view text, std::string* problem) {
   const Json line = Json::parse(text, nullptr, false);
   if (line.is_discarded()) {
     *problem = "not valid JSON";
@@ -130,6 +132,8 @@ std::optional<TuneEvaluation> ParseLine(std::string_view text, std::string* prob
   }
   return ParseRecord(line, problem);
 }
+
+namespace {
 
 Error HistoryError(const std::filesystem::path& path, int line, const std::string& message) {
   Error e = MakeError(ExitCode::kUsage, OneLine(message), kHistoryHint);
@@ -279,7 +283,7 @@ std::string HistoryLine(const TuneEvaluation& e) {
 Status AppendHistory(FileSystem& fs, const std::filesystem::path& path, const TuneEvaluation& e) {
   return AppendHistoryLine(fs, path, HistoryLine(e), [](std::string_view line) {
     std::string problem;
-    return ParseLine(line, &problem).has_value();
+    return ParseHistoryLine(line, &problem).has_value();
   });
 }
 
@@ -290,7 +294,7 @@ Expected<TuneHistory> ReadHistory(const FileSystem& fs, const std::filesystem::p
   std::map<std::string, size_t> index_of;
   for (const JsonLine& line : HistoryLines(*text)) {
     std::string problem;
-    auto record = ParseLine(line.text, &problem);
+    auto record = ParseHistoryLine(line.text, &problem);
     if (!record && line.last) {
       history.warnings.push_back(path.string() + ":" + std::to_string(line.number) +
                                  ": skipped the last line (" + OneLine(problem) +

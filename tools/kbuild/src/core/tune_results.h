@@ -28,7 +28,7 @@
 
 namespace kb {
 
-// "pending", "build-failed", "test-failed", "bench-failed", "spills", "done".
+// "pending", "build-failed", "test-failed", "bench-failed", "spills", "lost", "done".
 std::string TuneStageWord(TuneStage stage);
 std::optional<TuneStage> TuneStageFromWord(std::string_view word);
 // "none", "filter", "full".
@@ -37,6 +37,8 @@ std::optional<TuneTests> TuneTestsFromWord(std::string_view word);
 
 // One history line, without its '\n'.
 std::string HistoryLine(const TuneEvaluation& evaluation);
+// The record one line holds, or nothing with `problem` naming the first bad key.
+std::optional<TuneEvaluation> ParseHistoryLine(std::string_view text, std::string* problem);
 
 // Adds HistoryLine(evaluation) to the history at `path` (created if absent).
 // The whole file is rewritten through FileSystem::Write (temp file + rename),

@@ -56,9 +56,12 @@ const TuneEvaluation* FindRecorded(const std::vector<TuneEvaluation>& history,
 // The defaults are the baseline: without them valid and timed, nothing compares.
 Status CheckDefaults(const TuneEvaluation& defaults, const fs::path& run_dir) {
   const std::string hint =
-      "fix the project first (kbuild build, test and bench show the whole "
-      "output); this run's records are in " +
-      run_dir.string();
+      std::string(defaults.stage == TuneStage::kLost
+                      ? "no queue worker finished them: see the workers' output (queue/slurm/ "
+                        "for --backend slurm) and kbuild worker --help"
+                      : "fix the project first (kbuild build, test and bench show the whole "
+                        "output)") +
+      "; this run's records are in " + run_dir.string();
   if (defaults.stage != TuneStage::kDone) {
     return MakeError(ExitCode::kCheckFailed,
                      "the defaults (the project as it is) failed: " +
@@ -78,10 +81,9 @@ Status CheckDefaults(const TuneEvaluation& defaults, const fs::path& run_dir) {
 
 class TuneRun {
  public:
-  TuneRun(FileSystem& fs, ProcessRunner& runner, const TuneOptions& options, TuneSpace space,
+  TuneRun(TuneEvaluator& evaluator, const TuneOptions& options, TuneSpace space,
           ProjectSnapshot snapshot, TuneRunResult& result)
-      : fs_(fs),
-        runner_(runner),
+      : evaluator_(evaluator),
         options_(options),
         space_(std::move(space)),
         snapshot_(std::move(snapshot)),
@@ -104,9 +106,8 @@ class TuneRun {
     const TuneEvaluation* defaults = FindRecorded(result_.evaluations, kTuneDefaultsId);
     if (!defaults) return Ended(TuneBatchEnd::kHalted);  // --time ran out before they started
     if (Status s = CheckDefaults(*defaults, result_.run_dir); !s) return s;
-    Progress(fmt::format("tune: {} variant{} ({}), {} build{} at a time, {}, in {}", budget_,
-                         budget_ == 1 ? "" : "s", options_.strategy, options_.build_jobs,
-                         options_.build_jobs == 1 ? "" : "s", TestsPlanText(),
+    Progress(fmt::format("tune: {} variant{} ({}), {}, {}, in {}", budget_, budget_ == 1 ? "" : "s",
+                         options_.strategy, evaluator_.AtOnceText(), TestsPlanText(),
                          result_.run_dir.string()));
     phase_start_ = clock_();
     Status searched = options_.strategy == "evolve" ? Evolve() : EvaluatePlanned();
@@ -144,7 +145,7 @@ class TuneRun {
       Progress(fmt::format("tune: finalist {} {}: full tests ({})", *id,
                            TuneValuesText(benchmarked.variant), why));
       int tests_passed = 0;
-      auto tested = TestFinalist(fs_, runner_, Setup(false), benchmarked, &tests_passed);
+      auto tested = evaluator_.Finalist(Setup(false), benchmarked, &tests_passed);
       if (!tested) return tested.error();
       if (!*tested) return Stopped();
       ++result_.finalists_tested_now;
@@ -172,9 +173,9 @@ class TuneRun {
     return Ended(*end);
   }
 
-  // Rounds of neighbours of the best so far, `build_jobs` x 2 per round.
+  // Rounds of neighbours of the best so far, twice the variants evaluated at once per round.
   Status Evolve() {
-    const size_t per_round = static_cast<size_t>(options_.build_jobs) * 2;
+    const size_t per_round = evaluator_.AtOnce() * 2;
     for (uint64_t round = 0; VariantsRecorded() < budget_; ++round) {
       std::set<std::string> exclude;
       for (const auto& e : result_.evaluations) exclude.insert(e.variant.id);
@@ -228,7 +229,7 @@ class TuneRun {
 
   Expected<TuneBatchEnd> Evaluate(const std::vector<TuneVariant>& variants,
                                   bool full_tests = false) {
-    return EvaluateVariants(fs_, runner_, Setup(full_tests), variants);
+    return evaluator_.Variants(Setup(full_tests), variants);
   }
 
   TuneEvaluateSetup Setup(bool full_tests) {
@@ -274,6 +275,7 @@ class TuneRun {
                                 : fmt::format("tune: [{}/{}] {} {}", VariantsRecorded(), budget_,
                                               e.variant.id, TuneValuesText(e.variant));
     if (e.stage == TuneStage::kBuildFailed) return line + ": build failed: " + e.reason + Eta();
+    if (e.stage == TuneStage::kLost) return line + ": lost: " + e.reason + Eta();
     line += fmt::format(": built {:.1f} s", e.build_seconds);
     if (e.stage == TuneStage::kSpills) {
       return line + ", " + e.reason + " (over max-spill-bytes)" + Eta();
@@ -311,8 +313,7 @@ class TuneRun {
     if (options_.progress) options_.progress(line);
   }
 
-  FileSystem& fs_;
-  ProcessRunner& runner_;
+  TuneEvaluator& evaluator_;
   const TuneOptions& options_;
   const TuneSpace space_;
   const ProjectSnapshot snapshot_;
@@ -366,7 +367,15 @@ Expected<TuneRunResult> RunTune(FileSystem& fs, ProcessRunner& runner, const Tun
         fmt::format("{} symbolic link(s) not copied into the variants' projects (first: {})",
                     snapshot->skipped_links.size(), snapshot->skipped_links.front().string()));
   }
-  TuneRun run(fs, runner, options, std::move(*space), std::move(*snapshot), result);
+  std::unique_ptr<TuneEvaluator> evaluator;
+  if (options.make_evaluator) {
+    auto made = options.make_evaluator(result.run_dir, *snapshot);
+    if (!made) return made.error();
+    evaluator = std::move(*made);
+  } else {
+    evaluator = std::make_unique<LocalTuneEvaluator>(fs, runner, options.build_jobs);
+  }
+  TuneRun run(*evaluator, options, std::move(*space), std::move(*snapshot), result);
   if (Status s = run.Run(); !s) return s.error();
   WriteTuneConclusions(fs, options, result);
   return result;

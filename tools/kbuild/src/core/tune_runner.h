@@ -13,13 +13,16 @@
 // written: summary.md, heatmap.svg and tuned_config.h (tune_render.h).
 //
 // The file system and the process runner are injected: unit tests drive a
-// whole run with MemoryFileSystem and FakeProcessRunner.
+// whole run with MemoryFileSystem and FakeProcessRunner. So is where the
+// variants are evaluated (TuneEvaluator: this host, or queue workers on other
+// hosts through tune_queue.h).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +30,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/process.h"
+#include "core/tune_evaluate.h"
 #include "core/tune_finalists.h"
 #include "core/tune_results.h"
 #include "core/tune_types.h"
@@ -53,6 +57,12 @@ struct TuneOptions {
   std::string stamp;                            // the new run folder is results/tune-<stamp>
   std::function<void(const std::string&)> progress;
   std::function<double()> seconds_now;  // a clock for --time; default steady_clock
+  // Where the variants are evaluated, made once the run folder and the project's snapshot are
+  // known (kbuild tune --backend queue|slurm: tune_queue.h); none: on this host, build_jobs
+  // builds at once (LocalTuneEvaluator).
+  std::function<Expected<std::unique_ptr<TuneEvaluator>>(const std::filesystem::path& run_dir,
+                                                         const ProjectSnapshot& snapshot)>
+      make_evaluator;
 };
 
 struct TuneRunResult {

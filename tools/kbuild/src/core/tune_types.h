@@ -26,8 +26,9 @@ struct TuneVariant {
   std::string id;  // stable: the same values give the same id (e.g. "v-3f9a1c2e")
 };
 
-// How a variant fared. Invalid variants (any stage failed) never rank.
-enum class TuneStage { kPending, kBuildFailed, kTestFailed, kBenchFailed, kSpills, kDone };
+// How a variant fared. Invalid variants (any stage failed) never rank. kLost: --backend queue
+// or slurm, its workers went silent past the lease three times or could not read it.
+enum class TuneStage { kPending, kBuildFailed, kTestFailed, kBenchFailed, kSpills, kLost, kDone };
 
 // The tests a benchmarked variant passed. Every variant's benchmark checks its
 // values against the reference before and after timing; only a variant that
