@@ -4,18 +4,14 @@ killed mid-evaluation loses its claim after the lease and another worker finishe
 with nothing lost or counted twice."""
 
 import json
-import os
-import signal
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
 from e2e_support import init_project
-
-FAKE_CHILD = Path(__file__).resolve().parent / "fakes" / "child_kbuild.py"
-LEASE = 10  # seconds: the shortest --lease allows
+from queue_support import (LEASE, finish, history, kill_a_worker_holding, queue_of,
+                           start_worker)
 
 
 def start_optimize(kbuild, project, budget):
@@ -26,35 +22,6 @@ def start_optimize(kbuild, project, budget):
         env=kbuild.env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def queue_of(project, timeout=60):
-    """The run's queue/ folder, once the run has written its config."""
-    until = time.time() + timeout
-    while time.time() < until:
-        found = list(project.glob("results/optimize-*/queue/config.json"))
-        if found:
-            return found[0].parent
-        time.sleep(0.2)
-    raise AssertionError("kbuild optimize wrote no queue/config.json")
-
-
-def start_worker(kbuild, queue, name, env_extra=None):
-    env = dict(kbuild.env, **(env_extra or {}))
-    return subprocess.Popen(
-        [str(kbuild.binary), "worker", "--queue", str(queue), "--name", name, "--child-kbuild",
-         str(FAKE_CHILD), "--idle-exit", "60", "--json"],
-        env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        start_new_session=True)  # its own group: killing it kills its child kbuild too
-
-
-def finish(process, timeout=180):
-    out, err = process.communicate(timeout=timeout)
-    return process.returncode, out, err
-
-
-def history(run_dir):
-    return [json.loads(line) for line in (run_dir / "history.jsonl").read_text().splitlines()]
-
-
 @pytest.fixture
 def project(kbuild, tmp_path):
     return init_project(kbuild, "rmsnorm", tmp_path)
@@ -62,7 +29,7 @@ def project(kbuild, tmp_path):
 
 def test_one_worker_evaluates_every_attempt_once_and_ends_with_the_run(kbuild, project):
     run = start_optimize(kbuild, project, budget=3)
-    queue = queue_of(project)
+    queue = queue_of(project, "optimize")
     worker = start_worker(kbuild, queue, "w0")
     rc, out, err = finish(run)
     assert rc == 0, f"{out}\n{err}"
@@ -86,20 +53,9 @@ def test_one_worker_evaluates_every_attempt_once_and_ends_with_the_run(kbuild, p
 
 def test_a_killed_workers_claim_goes_to_another_worker_after_the_lease(kbuild, project,
                                                                        tmp_path):
-    marker = tmp_path / "hanging"
     run = start_optimize(kbuild, project, budget=2)
-    queue = queue_of(project)
-    doomed = start_worker(kbuild, queue, "doomed", {"FAKE_HANG_MARKER": str(marker)})
-    until = time.time() + 60
-    while not marker.exists() and time.time() < until:
-        time.sleep(0.2)
-    assert marker.exists(), "the first worker never reached its hanging test"
-    held = [p.name for p in (queue / "claimed").iterdir()]
-    assert held == ["baseline.doomed.json"], held
-    os.killpg(doomed.pid, signal.SIGKILL)  # the node dies: no result, no more heartbeats
-    doomed.wait()
-    started = time.time()
-    rescuer = start_worker(kbuild, queue, "rescuer")
+    queue = queue_of(project, "optimize")
+    rescuer, started = kill_a_worker_holding(kbuild, queue, "baseline", tmp_path / "hanging")
     rc, out, err = finish(run)
     assert rc == 0, f"{out}\n{err}"
     assert time.time() - started >= LEASE - 4  # waited for the lease, as it must

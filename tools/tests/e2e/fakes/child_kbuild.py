@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
-"""Stands in for the child `kbuild build / test / bench --json` a queue worker runs on each
-candidate (kbuild worker --child-kbuild), so a whole queued optimize runs without a GPU: it
-prints the document kbuild would, with a benchmark time that falls with RMSNORM_VECS (8, the default, is slowest).
-With FAKE_HANG_MARKER set, the first `test` it runs creates that file, writes the Slurm array
-task it runs in (if any) into it, and then hangs (a worker to kill mid-evaluation)."""
+"""Stands in for the child `kbuild build / test / bench / profile --json` a queue worker runs
+(kbuild worker --child-kbuild), on an optimize candidate or a tune variant (`build`, then `test
+--build-only` and `bench --build-only`, `test` with or without --filter, `bench`), so a whole
+queued run goes without a GPU: it prints the document kbuild would, with a benchmark time that
+falls with RMSNORM_VECS (8, the default, is slowest).
+With FAKE_HANG_MARKER set, the first `test` it runs (a tune variant's: `test --build-only`)
+creates that file, writes the Slurm array task it runs in (if any) into it, and then hangs (a
+worker to kill mid-evaluation).
+With FAKE_FAIL_DEFINE=NAME=VALUE, `build` with that --define fails as a compile error does
+(exit 3, the error's file, line and message in the document)."""
 
 import json
 import os
@@ -19,10 +24,18 @@ if marker and step == "test" and not os.path.exists(marker):
     with open(marker, "w") as f:
         f.write(os.environ.get("SLURM_ARRAY_TASK_ID", ""))
     time.sleep(3600)
+fail = os.environ.get("FAKE_FAIL_DEFINE", "")
+if step == "build" and fail in (f"{name}={value}" for name, value in defines.items()):
+    error = {"message": f"static assertion failed: {fail} is not supported", "exit_code": 3,
+             "path": "e2e_op_cuda/rms_norm_tuning.h", "line": 7, "column": 1}
+    print(json.dumps({"command": "build", "ok": False, "exit_code": 3, "error": error}))
+    sys.exit(3)
 doc = {"command": step, "ok": True, "seconds": 0.01}
-if step == "test":
+if "--build-only" in args:
+    doc.update({"build_only": True, "compiled": 1})
+elif step == "test":
     doc["summary"] = {"passed": 5, "failed": 0}
-if step == "bench":
+elif step == "bench":
     vecs = float(defines.get("RMSNORM_VECS", "8"))
     doc["harness"] = {"cases": [{"benchmark": "rms_norm", "case": "2048x4096 bf16",
                                  "time_us": {"median": 10.0 + vecs}, "bytes": 3.3e7}]}
