@@ -2,7 +2,7 @@
 kbuild is fakes/child_kbuild.py. One worker evaluates the defaults, every variant and the
 finalists once, a failed build included, and the run ranks them as a local one would; a worker
 killed mid-evaluation loses its claim after the lease and another worker finishes the run,
-with nothing lost or counted twice."""
+with nothing lost or counted twice. The backend options are checked before anything runs."""
 
 import json
 import subprocess
@@ -85,3 +85,18 @@ def test_a_killed_workers_claim_goes_to_another_worker_after_the_lease(kbuild, p
     ids = [r["id"] for r in history(queue.parent)]
     assert ids[0] == "defaults" and len(set(ids)) == 4 and len(ids) == 5  # + one finalist line
     assert not list((queue / "claimed").iterdir())
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--partition", "ci"], "--partition is for --backend slurm only"),
+    (["--backend", "queue", "--worker-kbuild", "/bin/true"],
+     "--worker-kbuild is for --backend slurm only"),
+    (["--lease", "30"], "--lease is for --backend queue or slurm only"),
+    (["--backend", "slurm", "--slurm-time", "2 hours"],
+     "--slurm-time: Slurm's time format (e.g. 2:00:00 or 1-00:00:00)"),
+])
+def test_backend_options_are_checked_before_anything_runs(kbuild, project, args, message):
+    result = kbuild("-C", project, "tune", *args, "--json")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert json.loads(result.stdout)["error"]["message"] == message
+    assert not (project / "results").exists()
