@@ -42,15 +42,15 @@ class L2Flush:
     then a read of the same bytes leaves L2 full of clean lines, so the timed call does not pay
     for writing back the flush's dirty ones. One per device for the process."""
 
-    def __init__(self):
-        size = max(2 * l2_cache_bytes(), 1 << 20)
-        self.buffer = torch.empty(size, dtype=torch.uint8, device="cuda")
+    def __init__(self, size=None, device="cuda"):
+        size = size or max(2 * l2_cache_bytes(), 1 << 20)
+        self.buffer = torch.empty(size, dtype=torch.uint8, device=device)
         self.words = self.buffer.view(torch.int32)
-        self.sum = torch.empty((), dtype=torch.int64, device="cuda")
+        self.sum = torch.empty((), dtype=torch.int64, device=device)
 
     def __call__(self):
         self.buffer.fill_(0x5A)
-        torch.sum(self.words, dtype=torch.int64, out=self.sum)
+        torch.sum(self.words, dim=0, dtype=torch.int64, out=self.sum)
 
 
 def l2_flush():

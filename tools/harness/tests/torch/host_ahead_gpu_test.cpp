@@ -127,11 +127,15 @@ TEST_F(HostAheadOnGpu, HostSlowingDownAfterThePilotIsRefused) {
   constexpr TimingOptions kOptions{.warmup = 3, .iterations = 50};
   // Warm-up and the pilot (one chunk of timed iterations, one of bare calls)
   // run at full speed; from the timed loop on, each call costs the host
-  // 200 us more.
+  // 2 ms more. Not 200 us: the L2 flush (a write and a read of 2 x L2) keeps
+  // the GPU busy ~100 us per iteration, so a host 200 us slower per call
+  // stays ahead behind the third attempt's 4x lead, and its samples are
+  // rightly kept (H200, 2026-12-02).
+  constexpr double kSlowerHostUs = 2000;
   constexpr int kFastCalls = kOptions.warmup + 2 * kIterationsPerSpin;
   int calls = 0;
   const Launch slows_down = [&](int) {
-    if (++calls > kFastCalls) HostBusyWaitUs(kHostSleepUs);
+    if (++calls > kFastCalls) HostBusyWaitUs(kSlowerHostUs);
     LaunchTinyKernel();
   };
   const Timing t = TimeLaunches(slows_down, kOptions);
