@@ -4,7 +4,6 @@ call torch refuses fails here rather than in every peer timing on the GPU machin
 import sys
 from pathlib import Path
 
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gpu_clock import L2Flush  # noqa: E402
