@@ -322,7 +322,9 @@ if [[ $SWEEP == 1 ]]; then
   fi
 fi
 
-if [[ $TEMPLATES == 1 && $TESTS == 1 ]]; then
+# Listed projects are tested and benchmarked whenever listed (GPU_RUN_TESTS=0 skips only the
+# templates' tests).
+if [[ $TEMPLATES == 1 ]]; then
   for proj in ${GPU_RUN_PROJECTS:-}; do
     [[ -f "$proj/build.toml" ]] || { echo "GPU_RUN_PROJECTS: no build.toml in $proj"; continue; }
     name="$(basename "$proj")"; copy="$WORK/extra-$name"
@@ -334,7 +336,9 @@ if [[ $TEMPLATES == 1 && $TESTS == 1 ]]; then
       bash -c "kbuild -C '$copy' check && kbuild -C '$copy' build" || continue
     step "$name: kbuild test" "extra-$name.log" kbuild -C "$copy" test
     step "$name: kbuild bench" "extra-$name.log" kbuild -C "$copy" bench
-    [[ $DRY == 0 ]] && cp "$copy/results/latest.md" "$OUT/bench-$name.md" 2>/dev/null
+    for ext in md json; do
+      [[ $DRY == 0 ]] && cp "$copy/results/latest.$ext" "$OUT/bench-$name.$ext" 2>/dev/null
+    done
   done
 fi
 
