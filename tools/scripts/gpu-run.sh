@@ -54,6 +54,8 @@
 # both need gpu-run-detached.sh. GPU_RUN_EXAMPLES ("qwen3_8b ltx_video") runs the end-to-end
 # examples (examples/README.md), with GPU_RUN_EXAMPLE_ARGS passed to each run.py;
 # GPU_RUN_FLUSH_PROBE=1 times a copy after each way of flushing L2 (l2_flush_probe.cu).
+# Templates are built on the CPUs in parallel while the GPU steps before them run
+# (GPU_RUN_PREBUILD=0: one at a time, in each template's step).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
@@ -181,6 +183,41 @@ if [[ $TEMPLATES == 1 || $KBUILD_SELFTESTS == 1 || $SANITIZE_PROOF == 1 ]]; then
   [[ $DRY == 0 ]] && kbuild doctor --json > "$OUT/doctor.json" 2>/dev/null
 fi
 
+# The templates this mode builds, in order (GPU_RUN_TEMPLATES, else all).
+TEMPLATE_DIRS=()
+if [[ $TEMPLATES == 1 ]]; then
+  for tdir in "$ROOT"/templates/*/; do TEMPLATE_DIRS+=("$tdir"); done
+  if [[ -n "${GPU_RUN_TEMPLATES:-}" ]]; then
+    TEMPLATE_DIRS=(); for t in $GPU_RUN_TEMPLATES; do TEMPLATE_DIRS+=("$ROOT/templates/$t/"); done
+  fi
+  kept=()
+  for tdir in "${TEMPLATE_DIRS[@]}"; do
+    t="$(basename "$tdir")"; [[ -f "$tdir/template.toml" ]] || continue
+    [[ -n "$ONLY_TEMPLATE" && "$t" != "$ONLY_TEMPLATE" ]] && continue
+    kept+=("$tdir")
+  done
+  TEMPLATE_DIRS=("${kept[@]}")
+fi
+# Builds run on the CPUs while the GPU steps before the templates run: every template's
+# init, check, build (and its test and bench binaries, when this mode runs them) starts now,
+# two compile jobs each; the template's own step below waits for it and shows its log.
+# GPU_RUN_PREBUILD=0 builds each one in its step instead.
+if [[ $DRY == 0 && ${GPU_RUN_PREBUILD:-1} == 1 && ${#TEMPLATE_DIRS[@]} -gt 1 ]]; then
+  for tdir in "${TEMPLATE_DIRS[@]}"; do
+    t="$(basename "$tdir")"; proj="$WORK/proj-$t"
+    rm -rf "$proj" "$WORK/prebuild-$t.rc"
+    binaries=""
+    [[ $TESTS == 1 ]] && binaries+=" && kbuild -C '$proj' test --build-only -j 2"
+    [[ $BENCHES == 1 ]] && binaries+=" && kbuild -C '$proj' bench --build-only -j 2"
+    setsid bash -c "kbuild init '${t//_/-}-demo' --template '$t' --dir '$proj' && \
+      kbuild -C '$proj' check && kbuild -C '$proj' build -j 2 $binaries; \
+      echo \$? > '$WORK/prebuild-$t.rc'" > "$OUT/$t.prebuild.log" 2>&1 < /dev/null &
+    echo $! > "$WORK/prebuild-$t.pid"
+  done
+else
+  rm -f "$WORK"/prebuild-*.pid
+fi
+
 # The harness self-tests first: the wrong kernels need only kbuild.
 BAD="$ROOT/tools/harness/bad_kernels"
 [[ $PLAIN_SELFTEST == 1 ]] && step "harness self-test (wrong kernels, plain CMake)" \
@@ -224,17 +261,16 @@ if [[ $PROFILE == 1 ]]; then
 fi
 
 if [[ $TEMPLATES == 1 ]]; then
-  template_dirs=("$ROOT"/templates/*/)
-  if [[ -n "${GPU_RUN_TEMPLATES:-}" ]]; then   # in the order given
-    template_dirs=(); for t in $GPU_RUN_TEMPLATES; do template_dirs+=("$ROOT/templates/$t/"); done
-  fi
-  for tdir in "${template_dirs[@]}"; do
-    t="$(basename "$tdir")"; [[ -f "$tdir/template.toml" ]] || continue
-    [[ -n "$ONLY_TEMPLATE" && "$t" != "$ONLY_TEMPLATE" ]] && continue
-    proj="$WORK/proj-$t"; [[ $DRY == 0 ]] && rm -rf "$proj"
-    name="${t//_/-}-demo"
-    step "$t: init+check+build" "$t.log" bash -c "kbuild init '$name' --template '$t' \
-      --dir '$proj' && kbuild -C '$proj' check && kbuild -C '$proj' build" || continue
+  for tdir in "${TEMPLATE_DIRS[@]}"; do
+    t="$(basename "$tdir")"; proj="$WORK/proj-$t"
+    if [[ $DRY == 0 && -f "$WORK/prebuild-$t.pid" ]]; then   # started above, beside the GPU steps
+      step "$t: init+check+build" "$t.log" bash -c "while [[ ! -f '$WORK/prebuild-$t.rc' ]]; do \
+        sleep 1; done; cat '$OUT/$t.prebuild.log'; exit \$(cat '$WORK/prebuild-$t.rc')" || continue
+    else
+      [[ $DRY == 0 ]] && rm -rf "$proj"
+      step "$t: init+check+build" "$t.log" bash -c "kbuild init '${t//_/-}-demo' --template '$t' \
+        --dir '$proj' && kbuild -C '$proj' check && kbuild -C '$proj' build" || continue
+    fi
     [[ "${GPU_RUN_SMOKE:-1}" == 1 ]] && \
       step "$t: load+call (python)" "$t.log" python3 "$ROOT/tools/scripts/smoke_call.py" "$t" "$proj"
     filter="${TEST_FILTER[$t]:-}"
