@@ -47,6 +47,14 @@ def rope(q, k, cos, sin, interleaved=False, layout="bshd"):
     return q, k
 
 
+def qk_norm_rope(q, k, q_weight, k_weight, cos, sin, eps=1e-6, interleaved=False,
+                 layout="bshd"):
+    """Each head normalized (rounded to q's dtype), then `rope`."""
+    q.copy_(_rms(q, q_weight, eps))
+    k.copy_(_rms(k, k_weight, eps))
+    return rope(q, k, cos, sin, interleaved, layout)
+
+
 def silu_mul(gate, up):
     return (torch.nn.functional.silu(gate.float()) * up.float()).to(gate.dtype)
 
@@ -56,7 +64,7 @@ def qwen3_kernels():
     return {
         "rmsnorm": SimpleNamespace(rms_norm=rms_norm),
         "fused_add_rmsnorm": SimpleNamespace(fused_add_rms_norm=fused_add_rms_norm),
-        "rope": SimpleNamespace(rope=rope),
+        "rope": SimpleNamespace(rope=rope, qk_norm_rope=qk_norm_rope),
         "swiglu": SimpleNamespace(silu_mul=silu_mul),
     }
 

@@ -2,12 +2,12 @@
 per instance and reversibly (kernel_examples.patching): the library's
 classes and source are never edited.
 
-- every Qwen3RMSNorm (the layer norms, the final norm, and the per-head
-  QK-norms on [b, s, heads, 128] rows) -> rms_norm;
+- every Qwen3RMSNorm (the layer norms and the final norm) -> rms_norm;
 - the decoder layer's `residual + attn` followed by post_attention_layernorm
   -> one fused_add_rms_norm (in place);
-- apply_rotary_pos_emb -> rope on q and k in place, in [b, s, h, d] layout
-  right after the QK-norms (one launch for both);
+- the per-head QK-norms and apply_rotary_pos_emb -> qk_norm_rope on q and k
+  in place, in [b, s, h, d] layout (one launch for the four: normalize,
+  rotate, q and k);
 - the MLP's act_fn(gate) * up -> silu_mul (the projections stay cuBLAS GEMMs).
 
 The decoder layer and attention forwards below are transformers 5.17's,
@@ -41,14 +41,16 @@ def _attention_forward(rope):
                 past_key_values=None, **kwargs):
         input_shape = hidden_states.shape[:-1]
         hidden_shape = (*input_shape, -1, self.head_dim)
-        # [b, s, h, d] until after the rotation: the QK-norm outputs are new
-        # tensors, so rotating them in place changes nothing else.
-        query_states = self.q_norm(self.q_proj(hidden_states).view(hidden_shape))
-        key_states = self.k_norm(self.k_proj(hidden_states).view(hidden_shape))
+        # [b, s, h, d] until after the rotation: q_norm, k_norm and the rotation
+        # in one launch, in place on the projections' outputs (new tensors, so
+        # nothing else sees the change).
+        query_states = self.q_proj(hidden_states).view(hidden_shape)
+        key_states = self.k_proj(hidden_states).view(hidden_shape)
         value_states = self.v_proj(hidden_states).view(hidden_shape).transpose(1, 2)
 
         cos, sin = position_embeddings
-        rope.rope(query_states, key_states, cos, sin, False, "bshd")
+        rope.qk_norm_rope(query_states, key_states, self.q_norm.weight, self.k_norm.weight,
+                          cos, sin, self.q_norm.variance_epsilon, False, "bshd")
         query_states = query_states.transpose(1, 2)
         key_states = key_states.transpose(1, 2)
 
@@ -106,6 +108,11 @@ def apply(model, kernels: Dict[str, object]) -> Patches:
                          "set config.output_hidden_states = False")
     if model.config.hidden_act not in ("silu", "swish"):
         raise ValueError(f"silu_mul needs a SiLU MLP, not {model.config.hidden_act!r}")
+    for attention in (m for m in model.modules() if isinstance(m, qwen3.Qwen3Attention)):
+        if attention.q_norm.variance_epsilon != attention.k_norm.variance_epsilon:
+            raise ValueError("qk_norm_rope takes one eps: q_norm and k_norm differ "
+                             f"({attention.q_norm.variance_epsilon} and "
+                             f"{attention.k_norm.variance_epsilon})")
     patches = Patches()
     norm = _norm_forward(kernels["rmsnorm"])
     attention = _attention_forward(kernels["rope"])
@@ -115,10 +122,10 @@ def apply(model, kernels: Dict[str, object]) -> Patches:
         if isinstance(module, qwen3.Qwen3RMSNorm):
             patches.set(module, "forward", MethodType(norm, module), "rms_norm")
         elif isinstance(module, qwen3.Qwen3Attention):
-            patches.set(module, "forward", MethodType(attention, module), "rope")
+            patches.set(module, "forward", MethodType(attention, module), "qk_norm_rope")
         elif isinstance(module, qwen3.Qwen3DecoderLayer):
             patches.set(module, "forward", MethodType(layer, module), "fused_add_rms_norm")
         elif isinstance(module, qwen3.Qwen3MLP):
             patches.set(module, "forward", MethodType(mlp, module), "silu_mul")
-    patches.require("rms_norm", "rope", "fused_add_rms_norm", "silu_mul")
+    patches.require("rms_norm", "qk_norm_rope", "fused_add_rms_norm", "silu_mul")
     return patches

@@ -1,5 +1,5 @@
 """Python baselines ("peers") that `kbuild bench` times against rope,
-rope_positions, rope_ltx_video and rope on LTX-Video's tables.
+rope_positions, rope_ltx_video, rope on LTX-Video's tables and qk_norm_rope.
 
 After the C++ benchmark, kbuild times ours and every peer here in one Python
 worker by the same rules and checks their values against reference() in
@@ -239,6 +239,33 @@ def diffusers_ltx_tables():
         apply_rotary_emb(k.flatten(2), (cos, sin)).view(k.shape))
 
 
+# Qwen3's attention: q_norm and k_norm (Qwen3RMSNorm: the weight times the
+# normalized head in q's dtype), then apply_rotary_pos_emb.
+QWEN_EPS = 1e-6
+
+
+def qwen_rms_norm(x, w):
+    f = x.float()
+    return w * (f * torch.rsqrt(f.pow(2).mean(-1, keepdim=True) + QWEN_EPS)).to(x.dtype)
+
+
+def qk_norm_rope_inputs(case):
+    q, k, cos, sin = table_inputs(case)
+    d = q.shape[-1]
+    q_weight = 1 + 0.1 * torch.randn(d, dtype=q.dtype, device=q.device)
+    k_weight = 1 + 0.1 * torch.randn(d, dtype=q.dtype, device=q.device)
+    return (q, k, q_weight, k_weight, cos, sin)
+
+
+def qk_norm_rope_reference(q, k, q_weight, k_weight, cos, sin):
+    return apply_tables(qwen_rms_norm(q, q_weight), qwen_rms_norm(k, k_weight), cos, sin)
+
+
+def qk_norm_rope_ours(ops, q, k, q_weight, k_weight, cos, sin):
+    ops.qk_norm_rope(q, k, q_weight, k_weight, cos, sin, QWEN_EPS, False, "bshd")
+    return (q, k)
+
+
 def rope_ours(ops, q, k, cos, sin):
     ops.rope(q, k, cos, sin, False, "bshd")
     return (q, k)
@@ -267,6 +294,12 @@ BENCHMARKS = {
         "peers": {"torch.compile": lambda: compiled(apply_tables),
                   "liger": liger_tables,
                   "transformers": transformers_tables},
+    },
+    "qk_norm_rope": {
+        "inputs": qk_norm_rope_inputs,
+        "ours": qk_norm_rope_ours,
+        "reference": qk_norm_rope_reference,
+        "peers": {"torch.compile": lambda: compiled(qk_norm_rope_reference)},
     },
     "rope_positions": {
         "inputs": positions_inputs,

@@ -1,11 +1,12 @@
-// rope, rope_positions and rope_ltx_video timing on Qwen3-8B (32 q / 8 kv
+// rope, rope_positions, rope_ltx_video and qk_norm_rope timing on Qwen3-8B (32 q / 8 kv
 // heads of 128: prefill of 2048 tokens, batch 1 and 4; decode of 64
 // sequences) and LTX-Video (32 heads of 64, batch 2: 7 x 16 x 24 latents =
 // 768 x 512 x 49 frames, 16 x 16 x 24 = 6144 tokens for 121 frames) shapes,
 // bf16 and fp16, against the eager ATen forms of transformers' and diffusers'
 // code; benchmarks/peers.py adds torch.compile, Liger, transformers and
 // diffusers. Bytes = q and k read and written + cos / sin read (tables) or
-// the positions (8 bytes a token); the LTX grid reads nothing more.
+// the positions (8 bytes a token); the LTX grid reads nothing more;
+// qk_norm_rope adds its two weights.
 // Measured results (H200): the header of {{python_name}}_cuda/rope.cu.
 #include <ATen/ATen.h>
 
@@ -85,6 +86,43 @@ kb::harness::BenchSpec TableBench() {
   spec.baselines = {{"eager (transformers)", [](const Args& a) {
                        return TransformersEager(a[0].toTensor(), a[1].toTensor(), a[2].toTensor(),
                                                 a[3].toTensor());
+                     }}};
+  return spec;
+}
+
+// transformers' Qwen3RMSNorm in q's dtype: the weight times the normalized
+// head rounded to q's dtype.
+at::Tensor TransformersRmsNorm(const at::Tensor& x, const at::Tensor& w, double eps) {
+  const at::Tensor f = x.to(at::kFloat);
+  return w * (f * at::rsqrt(f.pow(2).mean(-1, true) + eps)).to(x.scalar_type());
+}
+
+// qk_norm_rope on Qwen3's attention: q_norm and k_norm (weights of q's dtype,
+// eps 1e-6), then the [b, s, d] tables of q's dtype. Bytes: q and k read
+// and written once, the tables and both weights read.
+kb::harness::BenchSpec QkNormRopeBench() {
+  kb::harness::BenchSpec spec;
+  spec.name = "qk_norm_rope";
+  spec.op = kb::harness::ProjectOp("qk_norm_rope");
+  spec.cases = WithPeerTolerance(QwenCases());
+  spec.make_args = [](kb::harness::ArgFactory& f) {
+    const RopeDims r = DimsOf(f.test_case());
+    Args a = QkArgs(f);
+    a.insert(a.end(), {f.Param({r.d}), f.Param({r.d}), f.Param({r.b, r.s, r.d}),
+                       f.Param({r.b, r.s, r.d}), 1e-6, false, std::string("bshd")});
+    return a;
+  };
+  spec.bytes = [](const Case& c) {
+    const RopeDims r = DimsOf(c);
+    return QkBytes(c) + 2.0 * ElemBytes(c) * static_cast<double>(r.b * r.s * r.d + r.d);
+  };
+  spec.reference = QkNormRopeReference;
+  spec.baselines = {{"eager (transformers)", [](const Args& a) {
+                       const double eps = a[6].toDouble();
+                       return TransformersEager(
+                           TransformersRmsNorm(a[0].toTensor(), a[2].toTensor(), eps),
+                           TransformersRmsNorm(a[1].toTensor(), a[3].toTensor(), eps),
+                           a[4].toTensor(), a[5].toTensor());
                      }}};
   return spec;
 }
@@ -220,6 +258,7 @@ const bool registered = [] {
   kb::harness::RegisterBenchmark(PositionsBench());
   kb::harness::RegisterBenchmark(LtxVideoBench());
   kb::harness::RegisterBenchmark(LtxTableBench());
+  kb::harness::RegisterBenchmark(QkNormRopeBench());
   return true;
 }();
 

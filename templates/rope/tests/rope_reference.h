@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "kbuild/harness/op_test.h"
+#include "kbuild/harness/reference_case.h"
 
 // A case's shape: [b, s, q heads, k heads, d] (their product is q's element
 // count times k heads, which keeps the harness's huge-case estimate close).
@@ -122,4 +123,22 @@ inline std::vector<kb::harness::Case> TinyCases(const std::vector<std::vector<in
     }
   }
   return cases;
+}
+
+// The expected q and k of qk_norm_rope (args: q, k, q_weight, k_weight, cos,
+// sin, eps, interleaved, layout): each head RMS-normalized, rounded to q's
+// dtype as rms_norm stores it, then rotated by the tables.
+inline std::vector<at::Tensor> QkNormRopeReference(const kb::harness::Args& a) {
+  const bool interleaved = a[7].toBool();
+  const bool heads_first = a[8].toStringRef() == "bhsd";
+  const double eps = a[6].toDouble();
+  std::vector<at::Tensor> out;
+  for (int i = 0; i < 2; ++i) {
+    const at::Tensor x = TokensFirst(a[i].toTensor(), heads_first);
+    const at::Tensor normed = kb::harness::RoundToCaseDtype(
+        x * at::rsqrt(x.pow(2).mean(-1, true) + eps) * a[2 + i].toTensor());
+    out.push_back(TokensFirst(
+        ApplyTables(normed, a[4].toTensor(), a[5].toTensor(), interleaved), heads_first));
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
-// Registers rope, rope_positions and rope_ltx_video with the torch
-// dispatcher; checks tensors, then calls the CUDA launchers on the current
-// stream. All three rotate q and k in place (the schemas mark both mutated).
+// Registers rope, rope_positions, rope_ltx_video and qk_norm_rope with the
+// torch dispatcher; checks tensors, then calls the CUDA launchers on the
+// current stream. All rotate q and k in place (the schemas mark both mutated).
 #include "torch_binding.h"
 
 #include <ATen/MemoryOverlap.h>
@@ -176,6 +176,48 @@ void rope_ltx_video(at::Tensor& q, at::Tensor& k, int64_t frames, int64_t height
               kOp);
 }
 
+// q_weight / k_weight: [head_dim], contiguous, q's dtype or float32, one dtype for both.
+void CheckHeadWeight(const at::Tensor& w, const at::Tensor& q, const at::Tensor& other,
+                     int64_t head_dim, const char* op, const char* name) {
+  CheckOnCuda(w, q, op, name);
+  NORM_CHECK(w.dim() == 1 && w.size(0) == head_dim, op, ": ", name, " must have shape [",
+             Num(head_dim), "] (head_dim), got ", ShapeText(w.sizes()));
+  NORM_CHECK(w.stride(0) == 1, op, ": ", name, " must be contiguous; hint: pass ", name,
+             ".contiguous()");
+  NORM_CHECK((w.scalar_type() == q.scalar_type() || w.scalar_type() == at::kFloat) &&
+                 w.scalar_type() == other.scalar_type(),
+             op, ": q_weight and k_weight must both be float32 or q's dtype (",
+             c10::toString(q.scalar_type()), "), got ", c10::toString(w.scalar_type()), " and ",
+             c10::toString(other.scalar_type()));
+}
+
+void qk_norm_rope(at::Tensor& q, at::Tensor& k, const at::Tensor& q_weight,
+                  const at::Tensor& k_weight, const at::Tensor& cos, const at::Tensor& sin,
+                  double eps, bool interleaved, const std::string& layout) {
+  constexpr const char* kOp = "qk_norm_rope";
+  const QkArgs a = CheckQk(q, k, layout, interleaved, kOp);
+  const auto table = TableOf(cos, sin, q, a, kOp);
+  CheckHeadWeight(q_weight, q, k_weight, a.shape.head_dim, kOp, "q_weight");
+  CheckHeadWeight(k_weight, q, q_weight, a.shape.head_dim, kOp, "k_weight");
+  NORM_CHECK(eps >= 0.0, kOp, ": eps must be >= 0, got ", std::to_string(eps));
+  NORM_CHECK({{python_name}}_cuda::QkNormRopeSupported(a.shape.head_dim, a.dtype), kOp,
+             ": head_dim ", Num(a.shape.head_dim), " is not supported by the fused kernel (",
+             c10::toString(q.scalar_type()),
+             ": a power of two from 16 bytes of pairs up to 32 lanes, e.g. 64, 128, 256); "
+             "hint: call rms_norm on each, then rope");
+  if (a.empty) return;
+  const c10::cuda::CUDAGuard guard(q.device());
+  const cudaError_t status = {{python_name}}_cuda::LaunchQkNormRope(
+      a.q, a.k, a.shape, a.dtype, table, q_weight.data_ptr(), k_weight.data_ptr(),
+      KernelDType(q_weight, kOp, "q_weight"), static_cast<float>(eps),
+      at::cuda::getCurrentCUDAStream());
+  NORM_CHECK(status != cudaErrorInvalidValue, kOp,
+             ": the fused kernel needs every tensor (q, k, cos, sin and both weights) at "
+             "16-byte aligned addresses and strides; hint: pass contiguous tensors, or call "
+             "rms_norm on each, then rope");
+  CheckLaunch(status, kOp);
+}
+
 TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
   ops.def(
       "rope(Tensor(a!) q, Tensor(b!) k, Tensor cos, Tensor sin, bool interleaved, "
@@ -189,6 +231,10 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
       "rope_ltx_video(Tensor(a!) q, Tensor(b!) k, int frames, int height, int width, "
       "float[] coord_scale, float theta, str layout) -> ()");
   ops.impl("rope_ltx_video", c10::kCUDA, &rope_ltx_video);
+  ops.def(
+      "qk_norm_rope(Tensor(a!) q, Tensor(b!) k, Tensor q_weight, Tensor k_weight, Tensor cos, "
+      "Tensor sin, float eps, bool interleaved, str layout) -> ()");
+  ops.impl("qk_norm_rope", c10::kCUDA, &qk_norm_rope);
 }
 
 REGISTER_EXTENSION(TORCH_EXTENSION_NAME)

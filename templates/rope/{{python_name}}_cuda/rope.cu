@@ -27,6 +27,10 @@
 // (common/overlap.cuh); the float64 frequency table of a block is built in
 // shared memory before the wait for the previous kernel.
 //
+// qk_norm_rope (common/qk_norm_rope_kernel.cuh) normalizes each head first:
+// a head is d / 2 / V neighbouring lanes, 16-byte vectors only, its sum of
+// squares a shuffle butterfly; the same bytes as rope plus the two weights.
+//
 // measured (H200, 2026-12-01; results/h200-2026-12-01-templates): positions
 // 1x32768x32x8x128 bf16 172 us, 93% of copy; tables 185 us, 88%, 0.92x
 // torch.compile.
@@ -36,6 +40,7 @@
 
 #include "common/launch.cuh"
 #include "common/overlap.cuh"
+#include "common/qk_norm_rope_kernel.cuh"
 #include "common/rope_kernel.cuh"
 #include "rope.h"
 
@@ -115,9 +120,73 @@ cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q, const RopeHeads& k
   });
 }
 
+// The fused QK-norm + rope's plan: 16-byte vectors everywhere (q, k, the
+// tables and the weights) and d / 2 / V a power of two up to 32, else
+// cudaErrorInvalidValue (the binding says which). Returns the lanes per row.
+cudaError_t PlanQkNormRope(const RopeHeads& q, const RopeHeads& k, const RopeShape& shape,
+                           int elem_bytes, std::initializer_list<VectorAccess> extra,
+                           QkNormRopeGrid* grid, int64_t* blocks) {
+  RopePlan plan;
+  const cudaError_t planned = PlanRope(q, k, shape, elem_bytes, extra, &plan);
+  if (planned != cudaSuccess) return planned;
+  const int chunks = plan.grid.chunks;
+  if (plan.width != 16 / elem_bytes || chunks > kernels_common::kWarpSize ||
+      (chunks & (chunks - 1)) != 0) {
+    return cudaErrorInvalidValue;
+  }
+  *grid = {shape.batch * shape.seq * (q.heads + k.heads), shape.seq, chunks,
+           1.f / static_cast<float>(shape.head_dim), 0.f};
+  *blocks = (grid->rows * chunks + kRopeThreads - 1) / kRopeThreads;
+  return *blocks > 0x7fffffff ? cudaErrorInvalidConfiguration : cudaSuccess;
+}
+
 }  // namespace
 
 namespace {{python_name}}_cuda {
+
+bool QkNormRopeSupported(int64_t head_dim, DType dtype) {
+  const int64_t chunks = head_dim / 2 / (16 / DTypeSize(dtype));
+  return head_dim % (2 * (16 / DTypeSize(dtype))) == 0 && chunks >= 1 &&
+         chunks <= kernels_common::kWarpSize && (chunks & (chunks - 1)) == 0;
+}
+
+cudaError_t LaunchQkNormRope(RopeHeads q, RopeHeads k, RopeShape shape, DType dtype,
+                             RopeTable table, const void* q_weight, const void* k_weight,
+                             DType weight_dtype, float eps, cudaStream_t stream) {
+  if (q_weight == nullptr || k_weight == nullptr || !(eps >= 0.f)) return cudaErrorInvalidValue;
+  const int table_elem = DTypeSize(table.dtype);
+  const int weight_elem = DTypeSize(weight_dtype);
+  QkNormRopeGrid grid;
+  int64_t blocks = 0;
+  const cudaError_t planned =
+      PlanQkNormRope(q, k, shape, DTypeSize(dtype),
+                     {{table.cos, table.batch_stride, table_elem},
+                      {table.cos, table.seq_stride, table_elem},
+                      {table.cos, table.head_stride, table_elem},
+                      {table.sin, table.batch_stride, table_elem},
+                      {table.sin, table.seq_stride, table_elem},
+                      {table.sin, table.head_stride, table_elem},
+                      {q_weight, 0, weight_elem},
+                      {k_weight, 0, weight_elem}},
+                     &grid, &blocks);
+  if (planned != cudaSuccess) return planned;
+  grid.eps = eps;
+  return DispatchInputParam(dtype, table.dtype, [&](auto xt, auto wt) {
+    using T = typename decltype(xt)::type;
+    using W = typename decltype(wt)::type;
+    const TableAngles<W> angles{static_cast<const W*>(table.cos), static_cast<const W*>(table.sin),
+                                table.batch_stride, table.seq_stride, table.head_stride};
+    return DispatchInputParam(dtype, weight_dtype, [&](auto, auto nt) {
+      using N = typename decltype(nt)::type;
+      constexpr int V = 16 / sizeof(T);
+      const auto kernel = shape.interleaved ? QkNormRopeKernel<T, N, V, true, TableAngles<W>>
+                                            : QkNormRopeKernel<T, N, V, false, TableAngles<W>>;
+      return LaunchOverlapped(kernel, dim3(static_cast<unsigned>(blocks)), dim3(kRopeThreads),
+                              stream, RowsOf<T>(q), RowsOf<T>(k), static_cast<const N*>(q_weight),
+                              static_cast<const N*>(k_weight), grid, angles);
+    });
+  });
+}
 
 cudaError_t LaunchRopeTable(RopeHeads q, RopeHeads k, RopeShape shape, DType dtype, RopeTable table,
                             cudaStream_t stream) {

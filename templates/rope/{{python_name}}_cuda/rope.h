@@ -63,4 +63,21 @@ cudaError_t LaunchRopeLtxVideo(RopeHeads q, RopeHeads k, RopeShape shape,
                                int64_t width, const double (&coord_scale)[3], double theta,
                                cudaStream_t stream);
 
+// QK-norm then rope (Qwen3's attention), in place, one launch: every head
+// row x of q and k becomes rope(x * rsqrt(mean(x^2) + eps) * w), w =
+// q_weight for q's heads and k_weight for k's (head_dim elements each, of
+// weight_dtype: q's dtype or float32), the normalized value rounded to q's
+// dtype before the rotation (as rms_norm then rope). Needs 16-byte vectors
+// for every tensor and QkNormRopeSupported(head_dim, dtype); anything else
+// returns cudaErrorInvalidValue.
+cudaError_t LaunchQkNormRope(RopeHeads q, RopeHeads k, RopeShape shape,
+                             kernels_common::DType dtype, RopeTable table, const void* q_weight,
+                             const void* k_weight, kernels_common::DType weight_dtype, float eps,
+                             cudaStream_t stream);
+
+// Whether the fused kernel takes this head_dim: a head is d / 2 / V lanes
+// (V = 16 bytes of dtype), a power of two up to 32 (bf16: 16, 32, 64, 128,
+// 256, 512; fp32: 8 ... 256).
+bool QkNormRopeSupported(int64_t head_dim, kernels_common::DType dtype);
+
 }  // namespace {{python_name}}_cuda

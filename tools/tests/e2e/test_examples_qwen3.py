@@ -42,9 +42,10 @@ def test_patched_model_matches_transformers_and_undo_restores_it():
         patched = model(ids).logits
         patches.undo()
         after = model(ids).logits
-    # 2 layers: input norms 2, QK-norms 4, final norm 1 (the post-attention
-    # norms go through the fused add); one rope, fused add and silu_mul each.
-    assert calls == Counter(rms_norm=7, rope=2, fused_add_rms_norm=2, silu_mul=2)
+    # 2 layers: input norms 2, final norm 1 (the post-attention norms go
+    # through the fused add, the QK-norms through qk_norm_rope); one
+    # qk_norm_rope, fused add and silu_mul each.
+    assert calls == Counter(rms_norm=3, qk_norm_rope=2, fused_add_rms_norm=2, silu_mul=2)
     assert patches.counts == Counter()  # undo() cleared them
     torch.testing.assert_close(patched, before, rtol=1e-5, atol=1e-5)
     assert torch.equal(after, before)
@@ -112,7 +113,7 @@ def test_patched_model_exports_in_one_graph_with_the_real_kernels(built_projects
     result = run_python(EXPORT, REPO, json.dumps(projects), timeout=600)
     assert result.returncode == 0, result.stderr[-4000:]
     calls = json.loads(result.stdout.strip().splitlines()[-1])
-    assert calls == {"rms_norm": 7, "rope": 2, "fused_add_rms_norm": 2, "silu_mul": 2}
+    assert calls == {"rms_norm": 3, "qk_norm_rope": 2, "fused_add_rms_norm": 2, "silu_mul": 2}
 
 
 def test_tables_show_wall_time_ratios_and_gpu_time_per_column():

@@ -5,8 +5,9 @@
 Pairs are (i, i + d/2) (half-split, Llama / Qwen3 `rotate_half`) or
 (2i, 2i + 1) (interleaved, GPT-J / LTX-Video). cos / sin come from tensors
 (`rope`), from integer positions (`rope_positions`), or from LTX-Video's
-frame / height / width grid (`rope_ltx_video`). q and k are rotated in place
-and returned; the ops are registered as mutating both, with fake
+frame / height / width grid (`rope_ltx_video`); `qk_norm_rope` first
+normalizes each head (Qwen3's QK-norm), in the same launch. q and k are
+rotated in place and returned; the ops are registered as mutating both, with fake
 implementations, so they work under torch.compile.
 """
 
@@ -17,7 +18,7 @@ import torch
 from ._no_backward import refuse_grad
 from ._ops import add_op_namespace_prefix, ops
 
-__all__ = ["ltx_video_coord_scale", "rope", "rope_ltx_video", "rope_positions"]
+__all__ = ["ltx_video_coord_scale", "qk_norm_rope", "rope", "rope_ltx_video", "rope_positions"]
 
 
 def rope(
@@ -46,6 +47,38 @@ def rope(
     """
     refuse_grad("rope", q, k, cos, sin)
     ops.rope(q, k, cos, sin, interleaved, layout)
+    return q, k
+
+
+def qk_norm_rope(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    q_weight: torch.Tensor,
+    k_weight: torch.Tensor,
+    cos: torch.Tensor,
+    sin: torch.Tensor,
+    eps: float = 1e-6,
+    interleaved: bool = False,
+    layout: str = "bshd",
+) -> Tuple[torch.Tensor, torch.Tensor]:
+    """Normalizes each head of q and k, then rotates them, in place, in one
+    launch: x = rope(x * rsqrt(mean(x^2) + eps) * w), w = q_weight for q's
+    heads, k_weight for k's (Qwen3's q_norm and k_norm, then
+    apply_rotary_pos_emb). The same values as rms_norm on each (rounded to
+    q's dtype) followed by `rope`, with one read and one write of q and k
+    instead of three.
+
+    Args:
+        q, k, cos, sin, interleaved, layout: as in `rope`.
+        q_weight, k_weight: [head_dim], q's dtype or float32 (both the same).
+        eps: the norms' epsilon (`rms_norm_eps` of the model's config).
+
+    Needs 16-byte aligned tensors and a head_dim of 64, 128 or 256 (any power
+    of two from 16 bytes of pairs up to 32 lanes); else it raises, and
+    rms_norm on each followed by `rope` does the same work.
+    """
+    refuse_grad("qk_norm_rope", q, k, q_weight, k_weight, cos, sin)
+    ops.qk_norm_rope(q, k, q_weight, k_weight, cos, sin, eps, interleaved, layout)
     return q, k
 
 
@@ -131,4 +164,9 @@ def _rope_positions_fake(q, k, positions, theta, interleaved, layout):
 
 @torch.library.register_fake(add_op_namespace_prefix("rope_ltx_video"))
 def _rope_ltx_video_fake(q, k, frames, height, width, coord_scale, theta, layout):
+    return None
+
+
+@torch.library.register_fake(add_op_namespace_prefix("qk_norm_rope"))
+def _qk_norm_rope_fake(q, k, q_weight, k_weight, cos, sin, eps, interleaved, layout):
     return None
