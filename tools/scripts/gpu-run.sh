@@ -40,8 +40,8 @@
 # override the mode's choice; GPU_RUN_GRAPH_BENCH=1 adds `kbuild bench --graph` per template
 # (ours and the peers as CUDA-graph replays); GPU_RUN_PROBE_SHAPES (e.g. "128x4096 512x4096")
 # picks the probe's shapes. GPU_RUN_TEST_FILTERS ("template=PATTERN ...", e.g.
-# "rope=Rope.Tiny*") runs only those tests of a template; GPU_RUN_BENCH_TEMPLATES (names) limits
-# which templates are benchmarked; GPU_RUN_PROFILE=1 adds `kbuild profile` of the rmsnorm
+# "rope=Rope.Tiny*") runs only those tests of a template; GPU_RUN_TEST_TEMPLATES and
+# GPU_RUN_BENCH_TEMPLATES (names) limit which templates are tested and benchmarked; GPU_RUN_PROFILE=1 adds `kbuild profile` of the rmsnorm
 # template and of the deliberately slow copy in tools/harness/bad_kernels. GPU_RUN_TUNE
 # ("template:budget[:seconds] ...", e.g. "rmsnorm:24 gemm_fp32:48:560") runs `kbuild tune` on a
 # fresh project of each (its shipped kbuild.toml space; the entry's seconds, else
@@ -274,7 +274,8 @@ if [[ $TEMPLATES == 1 ]]; then
     [[ "${GPU_RUN_SMOKE:-1}" == 1 ]] && \
       step "$t: load+call (python)" "$t.log" python3 "$ROOT/tools/scripts/smoke_call.py" "$t" "$proj"
     filter="${TEST_FILTER[$t]:-}"
-    [[ $TESTS == 1 ]] && step "$t: kbuild test${filter:+ --filter $filter}" "$t.log" \
+    [[ $TESTS == 1 && " ${GPU_RUN_TEST_TEMPLATES:-$t} " == *" $t "* ]] && \
+      step "$t: kbuild test${filter:+ --filter $filter}" "$t.log" \
       kbuild -C "$proj" test ${filter:+--filter "$filter"}
     if [[ $BENCHES == 1 && " ${GPU_RUN_BENCH_TEMPLATES:-$t} " == *" $t "* ]]; then
       step "$t: kbuild bench" "$t.log" kbuild -C "$proj" bench

@@ -136,6 +136,12 @@ def smoke_rope(m):
         positions = torch.arange(s, device="cuda").expand(b, s).contiguous()
         got_q, _ = m.rope_positions(q.clone(), k.clone(), positions, 10000.0)
         ok &= check(f"rope_positions q {dtype}", got_q, want_q, dtype)
+        # Each head RMS-normalized (rounded to the dtype, as rms_norm stores it), then rotated.
+        w = torch.randn(d, device="cuda", dtype=dtype)
+        normed = (q.double() * torch.rsqrt(q.double().pow(2).mean(-1, keepdim=True) + 1e-6)
+                  * w.double()).to(dtype)
+        got_q, _ = m.qk_norm_rope(q.clone(), k.clone(), w, w, cos, sin, 1e-6)
+        ok &= check(f"qk_norm_rope q {dtype}", got_q, rotate_ref(normed, cos, sin), dtype)
     return ok
 
 
