@@ -84,8 +84,10 @@ TEST(CandidatePayload, RefusesPathsOutsideTheProjectAndMissingContents) {
 }
 
 // What `kbuild worker` reads a candidate payload with, evaluating through `inner`.
-std::map<std::string, WorkReader> Readers(CandidateEvaluator& inner) {
-  return {{kCandidateWorkKind, CandidateWorkReader(inner, "/p/results/optimize-1")}};
+std::map<std::string, WorkReader> Readers(CandidateEvaluator& inner, FileSystem& fs) {
+  return {{kCandidateWorkKind,
+           CandidateWorkReader(inner, "/p/results/optimize-1", fs,
+                               {"/p/results/optimize-1/queue", "/stage", "node1-gpu0"})}};
 }
 
 class QueueEvaluatorTest : public ::testing::Test {
@@ -107,7 +109,7 @@ TEST_F(QueueEvaluatorTest, AWorkerInAnotherThreadEvaluatesTheCandidateOnce) {
   QueueEvaluator run(fs_, queue_dir_, {}, clock_.Clock());
   Expected<QueueWorkerSummary> summary = QueueWorkerSummary{};
   std::thread worker([&] {
-    summary = RunQueueWorker(fs_, queue_dir_, Readers(inner), WorkerOptions("node1-gpu0"),
+    summary = RunQueueWorker(fs_, queue_dir_, Readers(inner, fs_), WorkerOptions("node1-gpu0"),
                              clock_.Clock());
   });
   auto got = run.Evaluate(MakeCandidate("a0001"), {});
@@ -206,7 +208,7 @@ TEST_F(QueueEvaluatorTest, TheWorkerRecordsAnUnreadablePayloadAsLostAndGoesOn) {
       "a0011", {{"kind", "profile"}, {"candidate", CandidatePayload(MakeCandidate("a0011"))}}));
   FakeEvaluator inner;
   auto summary =
-      RunQueueWorker(fs_, queue_dir_, Readers(inner), WorkerOptions("w1"), clock_.Clock());
+      RunQueueWorker(fs_, queue_dir_, Readers(inner, fs_), WorkerOptions("w1"), clock_.Clock());
   ASSERT_TRUE(summary.ok()) << summary.error().Located();
   // A path outside the project; an id that is not the queue's; a kind no reader knows.
   EXPECT_EQ(summary->malformed, 3);
@@ -246,7 +248,7 @@ TEST_F(QueueEvaluatorTest, TheWorkerEndsAtTheStopFileAndBeatsWhileItEvaluates) {
     ASSERT_TRUE(queue.RequestStop());
   };
   auto summary =
-      RunQueueWorker(fs_, queue_dir_, Readers(inner), WorkerOptions("w2"), clock_.Clock());
+      RunQueueWorker(fs_, queue_dir_, Readers(inner, fs_), WorkerOptions("w2"), clock_.Clock());
   ASSERT_TRUE(summary.ok()) << summary.error().Located();
   EXPECT_EQ(beat_during.value("holding", ""), "a0010");
   EXPECT_EQ(summary->evaluated, 1);
@@ -257,7 +259,7 @@ TEST_F(QueueEvaluatorTest, TheWorkerEndsAtTheStopFileAndBeatsWhileItEvaluates) {
 TEST_F(QueueEvaluatorTest, AWorkerNameThatCannotBeAFileNameIsRefused) {
   FakeEvaluator inner;
   auto summary =
-      RunQueueWorker(fs_, queue_dir_, Readers(inner), WorkerOptions("../w"), clock_.Clock());
+      RunQueueWorker(fs_, queue_dir_, Readers(inner, fs_), WorkerOptions("../w"), clock_.Clock());
   ASSERT_FALSE(summary.ok());
 }
 

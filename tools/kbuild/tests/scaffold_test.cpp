@@ -233,6 +233,9 @@ class EscapingListing final : public FileSystem {
   Status RemoveFileBelow(const fs::path& root, const fs::path& rel) override {
     return inner_.RemoveFileBelow(root, rel);
   }
+  Status CopyFile(const fs::path& from, const fs::path& to) override {
+    return inner_.CopyFile(from, to);
+  }
   std::vector<fs::path> ListFilesRecursive(const fs::path& dir) const override {
     std::vector<fs::path> out = inner_.ListFilesRecursive(dir);
     if (dir.filename() == "demo") out.emplace_back("../other/shared.h");

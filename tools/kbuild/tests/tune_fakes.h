@@ -112,6 +112,9 @@ class LockedFileSystem final : public FileSystem {
   Status RemoveFileBelow(const fs::path& root, const fs::path& relative) override {
     return Locked([&] { return mem.RemoveFileBelow(root, relative); });
   }
+  Status CopyFile(const fs::path& from, const fs::path& to) override {
+    return Locked([&] { return mem.CopyFile(from, to); });
+  }
   MemoryFileSystem mem;
 
  private:

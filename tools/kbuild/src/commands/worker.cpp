@@ -27,6 +27,8 @@ struct WorkerFlags {
   std::string name;
   std::string scratch;
   std::string child_kbuild;
+  std::string role = "all";
+  std::string stage_dir = kDefaultStageRoot;
   double idle_exit = 300;
   bool json = false;
 };
@@ -67,32 +69,41 @@ int RunWorkerCommand(const WorkerFlags& flags) {
       child.profile_timeout_seconds = setup->child_timeout;
   child.bench_filter = setup->bench_filter;
   ChildKbuildEvaluator evaluator(fs, runner, child);
+  StagedWorkSetup staged{queue_dir, fs::absolute(flags.stage_dir).lexically_normal(), name};
   TuneWorkerSetup tune;
   tune.run_dir = queue_dir.parent_path();
   tune.copy_dir = scratch / "tune" / "project";
   tune.kbuild_exe = child.kbuild_exe;
   tune.snapshot = &*snapshot;
+  tune.staged = staged;
   const std::map<std::string, WorkReader> readers = {
-      {kCandidateWorkKind, CandidateWorkReader(evaluator, queue_dir.parent_path())},
+      {kCandidateWorkKind, CandidateWorkReader(evaluator, queue_dir.parent_path(), fs, staged)},
       {kTuneWorkKind, TuneWorkReader(fs, runner, tune)}};
 
   QueueWorkerOptions options;
   options.name = name;
+  options.role = flags.role == "build" ? WorkerRole::kBuild
+                 : flags.role == "gpu" ? WorkerRole::kGpu
+                                       : WorkerRole::kAll;
   options.idle_exit_seconds = flags.idle_exit;
   options.heartbeat_seconds = setup->lease_seconds / 3;
   options.progress = [&report, &name](const std::string& line) {
     report.Progress("worker " + name + ": " + line);
   };
-  report.Progress(
-      fmt::format("worker {} on {} (scratch {})", name, queue_dir.string(), scratch.string()));
+  report.Progress(fmt::format("worker {} ({}) on {} (scratch {}, stage copies {})", name,
+                              flags.role, queue_dir.string(), scratch.string(),
+                              staged.stage_root.string()));
   auto summary = RunQueueWorker(fs, queue_dir, readers, options, RealQueueClock());
   if (!summary) return report.Fail(summary.error());
-  report.Line(fmt::format("worker {}: {} evaluated, {} unreadable; ended: {}", name,
-                          summary->evaluated, summary->malformed, summary->why_ended));
+  report.Line(fmt::format("worker {}: {} evaluated, {} built, {} unreadable; ended: {}", name,
+                          summary->evaluated, summary->built, summary->malformed,
+                          summary->why_ended));
   auto& data = report.data();
   data["worker"] = name;
   data["queue"] = queue_dir.string();
+  data["role"] = flags.role;
   data["evaluated"] = summary->evaluated;
+  data["built"] = summary->built;
   data["malformed"] = summary->malformed;
   data["ended"] = summary->why_ended;
   return report.Finish(ExitCode::kOk);
@@ -124,6 +135,18 @@ void AddWorkerCommand(CLI::App& app, const GlobalOptions&, Invocation& invocatio
                   "The kbuild that builds, tests and benchmarks each candidate or variant "
                   "(default: this "
                   "one), e.g. a wrapper script that loads the cluster's CUDA module first");
+  sub->add_option("--role", flags->role,
+                  "all (default): build, test and benchmark each item here, and take the GPU "
+                  "steps of items a build worker built; build: only build (CPU nodes, no GPU "
+                  "needed): a compile error is the item's result, a built item goes to the "
+                  "queue's built/ with its copy and build/ folder in items/<id>/; gpu: only "
+                  "test and benchmark built items, in their copy as built (nothing compiles)")
+      ->check(CLI::IsMember({"all", "build", "gpu"}));
+  sub->add_option("--stage-dir", flags->stage_dir,
+                  "build and gpu roles: where an item's copy is built and, on the GPU host, "
+                  "placed again: <stage-dir>/<queue hash>/<id>/project, the same path on "
+                  "every host, since a build folder moved elsewhere compiles again; give both "
+                  "roles the same value (default: /tmp/kbuild-stage)");
   sub->add_option("--idle-exit", flags->idle_exit,
                   "Seconds with nothing to claim after which the worker ends (default: 300)")
       ->check(CLI::PositiveNumber);
@@ -139,8 +162,18 @@ void AddWorkerCommand(CLI::App& app, const GlobalOptions&, Invocation& invocatio
       "folder; the children's documents go to the run's variants/<id>/. The worker beats a "
       "heartbeat (queue/workers/<name>.json) every third of the run's lease; a worker silent "
       "past the lease loses its claim to another, and the run records the item lost after two "
-      "such retries; a payload it cannot read is recorded lost with the reason. It ends when "
-      "queue/stop appears "
+      "such retries; a payload it cannot read is recorded lost with the reason.\n"
+      "Roles: --role build workers on CPU nodes and --role gpu workers on GPU nodes split each "
+      "item: the build worker runs kbuild build, test --build-only and bench --build-only "
+      "(tune: the variant's build phase) in <stage-dir>/<queue hash>/<id>/project, then copies "
+      "that copy with its build/ folder (permissions and times kept) to the queue's "
+      "items/<id>/<worker>/ and moves the item to built/; a gpu worker copies it back to the "
+      "same path on its host and runs only kbuild test and bench, which find every binary up "
+      "to date. Both stages hold leases and beat heartbeats; a silent build worker's item goes "
+      "back to pending/, a silent gpu worker's to built/, each stage with its own two retries. "
+      "The test and bench binaries link the harness library from KBUILD_CACHE_DIR: share that "
+      "folder between the roles (same path), or each GPU host builds it once and relinks. It "
+      "ends when queue/stop appears "
       "(the run writes it when done), after --idle-exit seconds with nothing pending, or on "
       "Ctrl-C (the claim then goes back after the lease).\n"
       "Exit codes: 0 ended, 2 not a queue folder, 4 cannot write the queue or a child reports "

@@ -243,6 +243,16 @@ Status MemoryFileSystem::RemoveFileBelow(const fs::path& root, const fs::path& r
   return {};
 }
 
+Status MemoryFileSystem::CopyFile(const fs::path& from, const fs::path& to) {
+  const FileKind kind = KindOf(from);
+  if (kind != FileKind::kRegular) return NotRegularFileError(from, kind);
+  if (KindOf(to) == FileKind::kDirectory) return NotRegularFileError(to, FileKind::kDirectory);
+  symlinks_.erase(Key(to));
+  specials_.erase(Key(to));
+  files_[Key(to)] = files_.at(Key(from));
+  return {};
+}
+
 void MemoryFileSystem::PlantSymlink(const fs::path& link, const fs::path& target) {
   symlinks_[Key(link)] = target.generic_string();
 }

@@ -67,6 +67,10 @@ class FileSystem {
   // `relative` that is absolute or has '..', one that passes through a
   // symlink below `root`, and anything that is not a regular file.
   virtual Status RemoveFileBelow(const fs::path& root, const fs::path& relative) = 0;
+  // Copies the regular file `from` (a symlink is refused, not followed) to `to`, creating its
+  // parent folders and replacing what is there, keeping its permissions and modification
+  // time: a copied build tree stays up to date for Ninja.
+  virtual Status CopyFile(const fs::path& from, const fs::path& to) = 0;
 };
 
 class RealFileSystem final : public FileSystem {
@@ -82,6 +86,7 @@ class RealFileSystem final : public FileSystem {
   Status RenameNoReplace(const fs::path& from, const fs::path& to) override;
   Status Remove(const fs::path& p) override;
   Status RemoveFileBelow(const fs::path& root, const fs::path& relative) override;
+  Status CopyFile(const fs::path& from, const fs::path& to) override;
 };
 
 // In-memory tree for unit tests. Directories exist implicitly above files.
@@ -98,6 +103,7 @@ class MemoryFileSystem final : public FileSystem {
   Status RenameNoReplace(const fs::path& from, const fs::path& to) override;
   Status Remove(const fs::path& p) override;
   Status RemoveFileBelow(const fs::path& root, const fs::path& relative) override;
+  Status CopyFile(const fs::path& from, const fs::path& to) override;
 
   // Test fixtures for what a hostile repository may hold.
   void PlantSymlink(const fs::path& link, const fs::path& target);

@@ -68,7 +68,7 @@ AttemptVerdict FailedRunVerdict(const ProcessResult& result, const std::string& 
 
 Expected<fs::path> ChildKbuildEvaluator::PrepareCopy(const Candidate& candidate,
                                                      const EvaluationSlot& slot) {
-  const fs::path copy = WorkerCopyDir(setup_.run_dir, slot.worker);
+  const fs::path copy = slot.copy.empty() ? WorkerCopyDir(setup_.run_dir, slot.worker) : slot.copy;
   if (Status s = WriteProjectCopy(fs_, *setup_.snapshot, copy); !s) return s.error();
   for (const auto& file : candidate.files) {
     if (const std::string why = OutsideFolderReason(file.relative); !why.empty()) {
@@ -111,20 +111,29 @@ Expected<std::optional<std::string>> ChildKbuildEvaluator::Profile(const Candida
       ProfileMarkdown(child.document, candidate.id + " on '" + case_name + "'"));
 }
 
-Expected<std::optional<Attempt>> ChildKbuildEvaluator::Evaluate(const Candidate& candidate,
-                                                                const EvaluationSlot& slot) {
-  auto prepared = PrepareCopy(candidate, slot);
-  if (!prepared) return prepared.error();
-  const fs::path copy = *prepared;
+Expected<std::optional<Attempt>> ChildKbuildEvaluator::EvaluateStages(const Candidate& candidate,
+                                                                      const EvaluationSlot& slot,
+                                                                      CandidateStages stages) {
+  fs::path copy = slot.copy;
+  if (stages == CandidateStages::kGpu) {
+    if (Status s = fs_.MakeDirectories(slot.attempt_dir / "logs"); !s) return s.error();
+  } else {
+    auto prepared = PrepareCopy(candidate, slot);
+    if (!prepared) return prepared.error();
+    copy = *prepared;
+  }
   TuneVariant variant;
   variant.id = candidate.id;
   variant.values = candidate.defines;
 
-  auto run = [&](const std::string& command, std::vector<std::string> extra, double timeout) {
+  // `name` (default: the command) names its log and document.
+  auto run = [&](const std::string& command, std::vector<std::string> extra, double timeout,
+                 std::string name = "") {
+    if (name.empty()) name = command;
     RunOptions options;
     options.timeout_seconds = timeout;
     if (slot.gpu) options.env["CUDA_VISIBLE_DEVICES"] = *slot.gpu;
-    options.log = slot.attempt_dir / "logs" / (command + ".log");
+    options.log = slot.attempt_dir / "logs" / (name + ".log");
     const auto start = std::chrono::steady_clock::now();
     Step step;
     step.result =
@@ -133,7 +142,7 @@ Expected<std::optional<Attempt>> ChildKbuildEvaluator::Evaluate(const Candidate&
     step.child = ReadChildResult(step.result, command);
     if (!step.child.document.is_null()) {
       // The child's own account; losing it loses no result.
-      (void)fs_.Write(slot.attempt_dir / (command + ".json"), JsonText(step.child.document) + "\n");
+      (void)fs_.Write(slot.attempt_dir / (name + ".json"), JsonText(step.child.document) + "\n");
     }
     return step;
   };
@@ -152,7 +161,7 @@ Expected<std::optional<Attempt>> ChildKbuildEvaluator::Evaluate(const Candidate&
               " needs (a GPU for tests and benchmarks); kbuild doctor says what is missing"));
     }
     a.first_error = step.child.reason;
-    if (command == "build") {
+    if (command == "build" || command == "test-build" || command == "bench-build") {
       a.verdict = step.result.timed_out ? AttemptVerdict::kTimedOut : AttemptVerdict::kCompileError;
       a.error_source = ErrorSource(step.child.document);
     } else {
@@ -163,9 +172,24 @@ Expected<std::optional<Attempt>> ChildKbuildEvaluator::Evaluate(const Candidate&
 
   Attempt a;
   a.candidate = candidate;
-  const Step built = run("build", {"-j1", "--json"}, setup_.build_timeout_seconds);
-  a.build_seconds = NumberOr(built.child.document, "seconds", built.seconds);
-  if (auto end = ended(built, "build", a)) return std::move(*end);
+  if (stages != CandidateStages::kGpu) {
+    const Step built = run("build", {"-j1", "--json"}, setup_.build_timeout_seconds);
+    a.build_seconds = NumberOr(built.child.document, "seconds", built.seconds);
+    if (auto end = ended(built, "build", a)) return std::move(*end);
+  }
+  if (stages == CandidateStages::kBuild) {
+    // The binaries the GPU stage runs, so it finds them up to date. Logged and kept under
+    // their own names; a failure here is the candidate's compile error too.
+    for (const char* command : {"test", "bench"}) {
+      const std::string name = std::string(command) + "-build";
+      const Step built =
+          run(command, {"--build-only", "-j1", "--json"}, setup_.build_timeout_seconds, name);
+      a.build_seconds += NumberOr(built.child.document, "seconds", built.seconds);
+      if (auto end = ended(built, name, a)) return std::move(*end);
+    }
+    a.verdict = AttemptVerdict::kOk;
+    return std::optional<Attempt>(a);
+  }
   const Step tested = run("test", {"--json"}, setup_.test_timeout_seconds);
   a.test_seconds = tested.seconds;
   a.tests_passed = TestsPassed(tested.child.document);

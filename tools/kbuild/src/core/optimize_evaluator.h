@@ -27,7 +27,13 @@ struct EvaluationSlot {
   int worker = 0;                     // 0-based
   std::optional<std::string> gpu;     // CUDA_VISIBLE_DEVICES for the children; none = inherit
   std::filesystem::path attempt_dir;  // <run>/attempts/<id>: logs/ and the children's documents
+  std::filesystem::path copy;         // the project copy; "" = the worker's own (WorkerCopyDir)
 };
+
+// What ChildKbuildEvaluator runs of a candidate: everything, or one of kbuild worker's two
+// stages (--role build on a CPU node, --role gpu where the built copy is placed at the same
+// path, so nothing compiles there).
+enum class CandidateStages { kAll, kBuild, kGpu };
 
 class CandidateEvaluator {
  public:
@@ -38,6 +44,13 @@ class CandidateEvaluator {
   // Called from one thread per worker at once.
   virtual Expected<std::optional<Attempt>> Evaluate(const Candidate& candidate,
                                                     const EvaluationSlot& slot) = 0;
+  // One of kbuild worker's stages; an evaluator that cannot split them refuses (exit 3).
+  virtual Expected<std::optional<Attempt>> EvaluateStages(const Candidate& candidate,
+                                                          const EvaluationSlot& slot,
+                                                          CandidateStages stages) {
+    if (stages == CandidateStages::kAll) return Evaluate(candidate, slot);
+    return MakeError(ExitCode::kInternal, "this evaluator does not split builds from GPU steps");
+  }
   // profile.md of a candidate that passed (optimize profiles the baseline and
   // each new best of an island): its profile on `case_name` as markdown, or
   // one line saying why it could not be profiled. Nothing when Ctrl-C stopped
@@ -65,7 +78,16 @@ class ChildKbuildEvaluator final : public CandidateEvaluator {
   ChildKbuildEvaluator(FileSystem& fs, ProcessRunner& runner, ChildEvaluatorSetup setup)
       : fs_(fs), runner_(runner), setup_(std::move(setup)) {}
   Expected<std::optional<Attempt>> Evaluate(const Candidate& candidate,
-                                            const EvaluationSlot& slot) override;
+                                            const EvaluationSlot& slot) override {
+    return EvaluateStages(candidate, slot, CandidateStages::kAll);
+  }
+  // kBuild: the candidate's copy, `kbuild build`, `kbuild test --build-only` and `kbuild bench
+  // --build-only`; the attempt when they fail it, else verdict kOk with only build_seconds
+  // (built, not judged yet). kGpu: `kbuild test` and `kbuild bench` in slot.copy as the build
+  // stage left it (written nowhere first).
+  Expected<std::optional<Attempt>> EvaluateStages(const Candidate& candidate,
+                                                  const EvaluationSlot& slot,
+                                                  CandidateStages stages) override;
   // Child `kbuild profile --json --case CASE` with the candidate's --define in
   // the worker's copy (its build is still there: nothing recompiles); the
   // document is kept as <attempt>/profile.json. Without a GPU or ncu the

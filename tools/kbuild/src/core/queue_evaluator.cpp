@@ -82,9 +82,11 @@ Expected<std::optional<std::string>> QueueEvaluator::Profile(const Candidate&,
                                     "'): queue workers do not profile yet\n");
 }
 
-WorkReader CandidateWorkReader(CandidateEvaluator& evaluator, fs::path run_dir) {
-  return [&evaluator, run_dir = std::move(run_dir)](
-             const ClaimedWork& work, std::string* problem) -> std::optional<PreparedWork> {
+WorkReader CandidateWorkReader(CandidateEvaluator& evaluator, fs::path run_dir, FileSystem& fs,
+                               StagedWorkSetup staged) {
+  return [&evaluator, &fs, run_dir = std::move(run_dir), staged = std::move(staged)](
+             const ClaimedWork& work, WorkStage stage,
+             std::string* problem) -> std::optional<PreparedWork> {
     std::optional<Candidate> candidate =
         CandidateFromPayload(ObjectAt(work.payload, "candidate"), problem);
     if (!candidate) return std::nullopt;
@@ -93,13 +95,33 @@ WorkReader CandidateWorkReader(CandidateEvaluator& evaluator, fs::path run_dir) 
       return std::nullopt;
     }
     return PreparedWork(
-        [&evaluator, run_dir,
+        [&evaluator, &fs, run_dir, staged, stage, work,
          candidate = std::move(*candidate)]() -> Expected<std::optional<WorkResult>> {
           EvaluationSlot slot;
           slot.attempt_dir = run_dir / "attempts" / candidate.id;
-          auto attempt = evaluator.Evaluate(candidate, slot);
+          CandidateStages stages = CandidateStages::kAll;
+          if (stage != WorkStage::kWhole) {
+            slot.copy = staged.CopyOf(candidate.id);
+            stages = stage == WorkStage::kBuild ? CandidateStages::kBuild : CandidateStages::kGpu;
+          }
+          if (stage == WorkStage::kGpu) {
+            auto lost = FetchOrLose(fs, staged, work);
+            if (!lost) return lost.error();
+            if (*lost) return lost;
+          }
+          auto attempt = evaluator.EvaluateStages(candidate, slot, stages);
           if (!attempt) return attempt.error();
           if (!*attempt) return std::optional<WorkResult>();
+          if (stage == WorkStage::kBuild && (*attempt)->verdict == AttemptVerdict::kOk) {
+            auto result = BuiltWorkResult(fs, staged, candidate.id,
+                                          {{"build_seconds", (*attempt)->build_seconds}});
+            if (!result) return result.error();
+            return std::optional<WorkResult>(*result);
+          }
+          if (stage == WorkStage::kGpu) {
+            (*attempt)->build_seconds = NumberOr(work.built, "build_seconds");
+            (void)fs.Remove(slot.copy.parent_path());
+          }
           return std::optional<WorkResult>(
               WorkResult{{{"attempt", AttemptJson(**attempt)}}, VerdictWord((*attempt)->verdict)});
         });

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "core/built_tree.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/optimize_evaluator.h"
@@ -56,7 +57,8 @@ Attempt AttemptFromDoneRecord(const nlohmann::json& record, const Candidate& can
 
 // The worker's reader of candidate payloads: evaluates each with `evaluator`, its logs and
 // the children's documents in <run_dir>/attempts/<id>/. The candidate's id must be the
-// queue id.
-WorkReader CandidateWorkReader(CandidateEvaluator& evaluator, std::filesystem::path run_dir);
+// queue id. The build and GPU stages run in staged.CopyOf(id) (built_tree.h).
+WorkReader CandidateWorkReader(CandidateEvaluator& evaluator, std::filesystem::path run_dir,
+                               FileSystem& fs, StagedWorkSetup staged);
 
 }  // namespace kb

@@ -38,14 +38,43 @@ void Say(const QueueWorkerOptions& options, const std::string& line) {
 
 // The reader of the payload's kind applied to it, or nothing with `problem` set.
 std::optional<PreparedWork> Read(const std::map<std::string, WorkReader>& readers,
-                                 const ClaimedWork& work, std::string* problem) {
+                                 const ClaimedWork& work, WorkStage stage, std::string* problem) {
   const std::string kind = StringOr(work.payload, "kind");
   const auto reader = readers.find(kind);
   if (reader == readers.end()) {
     *problem = "unknown kind '" + kind + "'";
     return std::nullopt;
   }
-  return reader->second(work, problem);
+  return reader->second(work, stage, problem);
+}
+
+// The next item for `role` and what to do with it; nothing when none is waiting.
+Expected<std::optional<std::pair<ClaimedWork, WorkStage>>> ClaimFor(WorkQueue& queue,
+                                                                    const std::string& name,
+                                                                    WorkerRole role) {
+  using Claimed = std::optional<std::pair<ClaimedWork, WorkStage>>;
+  if (role != WorkerRole::kBuild) {
+    auto built = queue.Claim(name, ClaimFrom::kBuilt);
+    if (!built) return built.error();
+    if (*built) return Claimed(std::make_pair(std::move(**built), WorkStage::kGpu));
+    if (role == WorkerRole::kGpu) return Claimed();
+  }
+  auto pending = queue.Claim(name, ClaimFrom::kPending);
+  if (!pending) return pending.error();
+  if (!*pending) return Claimed();
+  return Claimed(std::make_pair(
+      std::move(**pending), role == WorkerRole::kBuild ? WorkStage::kBuild : WorkStage::kWhole));
+}
+
+constexpr const char* StageWord(WorkStage stage) {
+  switch (stage) {
+    case WorkStage::kBuild:
+      return "building";
+    case WorkStage::kGpu:
+      return "testing and benchmarking the built copy";
+    default:
+      return "evaluating";
+  }
 }
 
 }  // namespace
@@ -77,7 +106,7 @@ Expected<QueueWorkerSummary> RunQueueWorker(FileSystem& fs, const fs::path& queu
       }
       last_beat = clock.now();
     }
-    auto claimed = queue.Claim(options.name);
+    auto claimed = ClaimFor(queue, options.name, options.role);
     if (!claimed) return claimed.error();
     if (!*claimed) {
       if (clock.now() - idle_since >= options.idle_exit_seconds) {
@@ -87,16 +116,19 @@ Expected<QueueWorkerSummary> RunQueueWorker(FileSystem& fs, const fs::path& queu
       clock.sleep(std::min(options.poll_seconds, options.idle_exit_seconds));
       continue;
     }
-    const ClaimedWork& work = **claimed;
+    const ClaimedWork& work = (*claimed)->first;
+    const WorkStage stage = (*claimed)->second;
     std::string problem;
-    const std::optional<PreparedWork> prepared = Read(readers, work, &problem);
+    const std::optional<PreparedWork> prepared = Read(readers, work, stage, &problem);
     json record;
+    bool built = false;
     if (!prepared) {
       ++summary.malformed;
       record = {{"verdict", "lost"}, {"reason", "unreadable queue payload: " + problem}};
       Say(options, work.id + ": unreadable payload (" + problem + ")");
     } else {
-      Say(options, work.id + ": evaluating (retry " + std::to_string(work.retries) + ")");
+      Say(options,
+          work.id + ": " + StageWord(stage) + " (retry " + std::to_string(work.retries) + ")");
       Expected<std::optional<WorkResult>> result = [&] {
         HeartbeatThread beat(fs, queue_dir, options.name, work.id, options.heartbeat_seconds,
                              clock);
@@ -108,10 +140,21 @@ Expected<QueueWorkerSummary> RunQueueWorker(FileSystem& fs, const fs::path& queu
         break;
       }
       record = std::move((*result)->record);
-      ++summary.evaluated;
+      built = (*result)->built;
+      ++(built ? summary.built : summary.evaluated);
       Say(options, work.id + ": " + (*result)->word);
     }
     last_beat = -1e300;  // the heartbeat thread named the item: say it is released
+    if (built) {
+      auto published = queue.PublishBuilt(options.name, work.id, record);
+      if (!published) {  // the lease ran out meanwhile: another worker has it; go on
+        Say(options, work.id + ": " + published.error().message);
+      } else if (!*published) {
+        Say(options, work.id + ": another worker's result came first; this build is dropped");
+      }
+      idle_since = clock.now();
+      continue;
+    }
     auto completed = queue.Complete(options.name, work.id, record);
     if (!completed) return completed.error();
     if (*completed == CompleteOutcome::kDuplicateDropped) {

@@ -200,6 +200,22 @@ Status RealFileSystem::RenameNoReplace(const fs::path& from, const fs::path& to)
   return IoError(to, "cannot rename " + from.string() + " to it", err);
 }
 
+Status RealFileSystem::CopyFile(const fs::path& from, const fs::path& to) {
+  const FileKind kind = KindOf(from);
+  if (kind != FileKind::kRegular) return NotRegularFileError(from, kind);
+  std::error_code ec;
+  fs::create_directories(to.parent_path(), ec);
+  if (ec) return IoError(to.parent_path(), "cannot create directory", ec.value());
+  if (KindOf(to) == FileKind::kSymlink) fs::remove(to, ec);  // replaced, never written through
+  // copy_file keeps the permissions (a test binary stays executable); the time is set after.
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+  if (ec) return IoError(to, "cannot copy " + from.string() + " to it", ec.value());
+  const fs::file_time_type modified = fs::last_write_time(from, ec);
+  if (!ec) fs::last_write_time(to, modified, ec);
+  if (ec) return IoError(to, "cannot set the modification time of", ec.value());
+  return {};
+}
+
 Status RealFileSystem::Remove(const fs::path& p) {
   std::error_code ec;
   fs::remove_all(p, ec);  // removes a symlink itself, never what it points to

@@ -247,38 +247,82 @@ class Evaluator {
     TuneEvaluation e;
     e.variant = job.variant;
     ChildResult child;
+    int tests_passed = 0;
+    if (JudgeBuild(job, built, e, child, judged)) JudgeRun(job, e, child, judged, &tests_passed);
+    if (!judged.recorded || judged.error) return judged;
+    if (Status s = Record(e, tests_passed); !s) judged.error = s.error();
+    return judged;
+  }
+
+  // The build phase's steps and spills; true when the variant goes on to its GPU steps.
+  bool JudgeBuild(const BuildJob& job, const BuiltVariant& built, TuneEvaluation& e,
+                  ChildResult& child, Judged& judged) {
     // The build time is the whole build phase: the variant's build and its harness binaries.
     bool built_ok = !built.steps.empty();
     for (const BuildStep& step : built.steps) {
       built_ok = Step(step.step, step.run, job.variant, TuneStage::kBuildFailed, e, child, judged,
                       step.document);
       e.build_seconds += NumberOr(child.document, "seconds", step.run.seconds);
-      if (!built_ok) break;
+      if (!built_ok) return false;
     }
     e.spill_bytes = built.spill_bytes;
-    int tests_passed = 0;
-    if (built_ok) {
-      if (e.spill_bytes > setup_.max_spill_bytes) {
-        e.stage = TuneStage::kSpills;
-        e.reason = "spills " + std::to_string(e.spill_bytes) + " bytes";
-        judged.recorded = true;
-      } else if (Tests(job, e, child, judged, &tests_passed)) {
-        std::vector<std::string> bench = {"--no-baselines", "--json"};
-        if (!setup_.filter.empty()) bench.insert(bench.end(), {"--filter", setup_.filter});
-        const TimedRun run = RunChild(job.copy, "bench", job.variant, bench);
-        e.bench_seconds += run.seconds;
-        if (Step("bench", run, job.variant, TuneStage::kBenchFailed, e, child, judged)) {
-          e.stage = TuneStage::kDone;
-          e.cases = PerformanceCases(child.document);
-          judged.recorded = true;
-        }
-      }
+    if (built_ok && e.spill_bytes > setup_.max_spill_bytes) {
+      e.stage = TuneStage::kSpills;
+      e.reason = "spills " + std::to_string(e.spill_bytes) + " bytes";
+      judged.recorded = true;
+      return false;
     }
-    if (!judged.recorded || judged.error) return judged;
-    if (Status s = Record(e, tests_passed); !s) judged.error = s.error();
-    return judged;
+    return built_ok;
   }
 
+  // The tests before the benchmark and the benchmark, in the variant's built copy.
+  void JudgeRun(const BuildJob& job, TuneEvaluation& e, ChildResult& child, Judged& judged,
+                int* tests_passed) {
+    if (!Tests(job, e, child, judged, tests_passed)) return;
+    std::vector<std::string> bench = {"--no-baselines", "--json"};
+    if (!setup_.filter.empty()) bench.insert(bench.end(), {"--filter", setup_.filter});
+    const TimedRun run = RunChild(job.copy, "bench", job.variant, bench);
+    e.bench_seconds += run.seconds;
+    if (Step("bench", run, job.variant, TuneStage::kBenchFailed, e, child, judged)) {
+      e.stage = TuneStage::kDone;
+      e.cases = PerformanceCases(child.document);
+      judged.recorded = true;
+    }
+  }
+
+ public:
+  // kbuild worker --role build: one variant's build phase.
+  Expected<std::optional<TuneBuildStage>> BuildOnly(const TuneVariant& variant) {
+    auto job = StartBuild(variant);
+    if (!job) return job.error();
+    const BuiltVariant built = job->build.get();
+    TuneBuildStage stage;
+    stage.evaluation.variant = variant;
+    ChildResult child;
+    Judged judged;
+    stage.built = JudgeBuild(*job, built, stage.evaluation, child, judged);
+    if (judged.error) return *judged.error;
+    if (!stage.built && !judged.recorded) return std::optional<TuneBuildStage>();  // stopped
+    if (!stage.built) {
+      if (Status s = Record(stage.evaluation, 0); !s) return s.error();
+    }
+    return std::optional<TuneBuildStage>(stage);
+  }
+
+  // kbuild worker --role gpu: the GPU steps of a variant BuildOnly built, in its copy as built.
+  Expected<std::optional<TuneEvaluation>> RunBuilt(const TuneEvaluation& built, int* tests_passed) {
+    BuildJob job{built.variant, CopyOf(built.variant.id), {}};
+    TuneEvaluation e = built;
+    ChildResult child;
+    Judged judged;
+    JudgeRun(job, e, child, judged, tests_passed);
+    if (judged.error) return *judged.error;
+    if (!judged.recorded) return std::optional<TuneEvaluation>();  // stopped
+    if (Status s = Record(e, *tests_passed); !s) return s.error();
+    return std::optional<TuneEvaluation>(e);
+  }
+
+ private:
   FileSystem& fs_;
   ProcessRunner& runner_;
   const TuneEvaluateSetup& setup_;
@@ -315,6 +359,19 @@ Expected<TuneBatchEnd> EvaluateVariants(FileSystem& fs, ProcessRunner& runner,
                                         const TuneEvaluateSetup& setup,
                                         const std::vector<TuneVariant>& variants) {
   return Evaluator(fs, runner, setup).Run(variants);
+}
+
+Expected<std::optional<TuneBuildStage>> BuildVariantStage(FileSystem& fs, ProcessRunner& runner,
+                                                          const TuneEvaluateSetup& setup,
+                                                          const TuneVariant& variant) {
+  return Evaluator(fs, runner, setup).BuildOnly(variant);
+}
+
+Expected<std::optional<TuneEvaluation>> RunBuiltVariant(FileSystem& fs, ProcessRunner& runner,
+                                                        const TuneEvaluateSetup& setup,
+                                                        const TuneEvaluation& built,
+                                                        int* tests_passed) {
+  return Evaluator(fs, runner, setup).RunBuilt(built, tests_passed);
 }
 
 }  // namespace kb

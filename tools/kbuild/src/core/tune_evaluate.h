@@ -88,6 +88,24 @@ Expected<std::optional<TuneEvaluation>> TestFinalist(FileSystem& fs, ProcessRunn
                                                      const TuneEvaluation& benchmarked,
                                                      int* tests_passed);
 
+// kbuild worker's two stages of one variant (--role build, then --role gpu where the built
+// copy is placed at the same path, so nothing compiles there). BuildVariantStage writes the
+// copy and runs the build phase: `built` with build_seconds and spill_bytes, or the variant's
+// evaluation when the build phase ends it (recorded: a build failure, spills). RunBuiltVariant
+// runs the tests before the benchmark and the benchmark in that copy as it is, and records
+// `built` with their results. Nothing when stopped; exit 4 as for EvaluateVariants.
+struct TuneBuildStage {
+  TuneEvaluation evaluation;
+  bool built = false;
+};
+Expected<std::optional<TuneBuildStage>> BuildVariantStage(FileSystem& fs, ProcessRunner& runner,
+                                                          const TuneEvaluateSetup& setup,
+                                                          const TuneVariant& variant);
+Expected<std::optional<TuneEvaluation>> RunBuiltVariant(FileSystem& fs, ProcessRunner& runner,
+                                                        const TuneEvaluateSetup& setup,
+                                                        const TuneEvaluation& built,
+                                                        int* tests_passed);
+
 // Where a run's variants are evaluated: on this host (LocalTuneEvaluator) or by queue workers
 // (tune_queue.h). Both record each variant through RecordEvaluation.
 class TuneEvaluator {

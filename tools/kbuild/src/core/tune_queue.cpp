@@ -236,41 +236,97 @@ Expected<std::optional<TuneEvaluation>> QueuedTuneEvaluator::Finalist(
   return std::optional<TuneEvaluation>(e);
 }
 
+namespace {
+
+// One stage of a claimed tune item on a worker (TuneWorkReader).
+class TuneWorkStage {
+ public:
+  TuneWorkStage(FileSystem& fs, ProcessRunner& runner, const TuneWorkerSetup& setup,
+                const TuneWork& work, const ClaimedWork& claimed, WorkStage stage)
+      : fs_(fs), runner_(runner), setup_(setup), work_(work), claimed_(claimed), stage_(stage) {
+    s_ = work.settings;
+    s_.run_dir = setup.run_dir;
+    s_.copy_dir = stage == WorkStage::kWhole ? setup.copy_dir : setup.staged.CopyOf(claimed.id);
+    s_.record_history = false;
+    s_.kbuild_exe = setup.kbuild_exe;
+    s_.snapshot = setup.snapshot;
+    s_.build_jobs = 1;
+  }
+
+  Expected<std::optional<WorkResult>> Run() {
+    if (stage_ == WorkStage::kBuild) return Build();
+    if (stage_ == WorkStage::kGpu) {
+      auto lost = FetchOrLose(fs_, setup_.staged, claimed_);
+      if (!lost) return lost.error();
+      if (*lost) return lost;
+    }
+    std::optional<TuneEvaluation> evaluation;
+    int tests_passed = 0;
+    if (work_.step == TuneWorkStep::kFullTests) {
+      TuneEvaluation benchmarked;
+      benchmarked.variant = work_.variant;
+      benchmarked.stage = TuneStage::kDone;
+      auto tested = TestFinalist(fs_, runner_, s_, benchmarked, &tests_passed);
+      if (!tested) return tested.error();
+      evaluation = *tested;
+    } else if (stage_ == WorkStage::kGpu) {
+      TuneEvaluation built;
+      built.variant = work_.variant;
+      built.build_seconds = NumberOr(claimed_.built, "build_seconds");
+      built.spill_bytes = static_cast<int>(NumberOr(claimed_.built, "spill_bytes"));
+      auto ran = RunBuiltVariant(fs_, runner_, s_, built, &tests_passed);
+      if (!ran) return ran.error();
+      evaluation = *ran;
+    } else {
+      s_.on_recorded = [&](const TuneEvaluation& e, int passed) {
+        evaluation = e;
+        tests_passed = passed;
+      };
+      auto end = EvaluateVariants(fs_, runner_, s_, {work_.variant});
+      if (!end) return end.error();
+    }
+    if (stage_ == WorkStage::kGpu) (void)fs_.Remove(s_.copy_dir.parent_path());
+    if (!evaluation) return std::optional<WorkResult>();  // Ctrl-C
+    return Result(*evaluation, tests_passed);
+  }
+
+ private:
+  Expected<std::optional<WorkResult>> Build() {
+    auto built = BuildVariantStage(fs_, runner_, s_, work_.variant);
+    if (!built) return built.error();
+    if (!*built) return std::optional<WorkResult>();  // Ctrl-C
+    if (!(*built)->built) return Result((*built)->evaluation, 0);
+    auto result = BuiltWorkResult(fs_, setup_.staged, claimed_.id,
+                                  {{"build_seconds", (*built)->evaluation.build_seconds},
+                                   {"spill_bytes", (*built)->evaluation.spill_bytes}});
+    if (!result) return result.error();
+    return std::optional<WorkResult>(*result);
+  }
+
+  static std::optional<WorkResult> Result(const TuneEvaluation& e, int tests_passed) {
+    return WorkResult{{{"evaluation", json::parse(HistoryLine(e))}, {"tests_passed", tests_passed}},
+                      TuneStageWord(e.stage)};
+  }
+
+  FileSystem& fs_;
+  ProcessRunner& runner_;
+  const TuneWorkerSetup& setup_;
+  const TuneWork& work_;
+  const ClaimedWork& claimed_;
+  WorkStage stage_;
+  TuneEvaluateSetup s_;
+};
+
+}  // namespace
+
 WorkReader TuneWorkReader(FileSystem& fs, ProcessRunner& runner, TuneWorkerSetup setup) {
-  return [&fs, &runner, setup](const ClaimedWork& claimed,
+  return [&fs, &runner, setup](const ClaimedWork& claimed, WorkStage stage,
                                std::string* problem) -> std::optional<PreparedWork> {
     std::optional<TuneWork> work = TuneWorkFromPayload(claimed.payload, claimed.id, problem);
     if (!work) return std::nullopt;
-    return PreparedWork([&fs, &runner, setup,
+    return PreparedWork([&fs, &runner, setup, stage, claimed,
                          work = std::move(*work)]() -> Expected<std::optional<WorkResult>> {
-      TuneEvaluateSetup s = work.settings;
-      s.run_dir = setup.run_dir;
-      s.copy_dir = setup.copy_dir;
-      s.record_history = false;
-      s.kbuild_exe = setup.kbuild_exe;
-      s.snapshot = setup.snapshot;
-      s.build_jobs = 1;
-      std::optional<TuneEvaluation> evaluation;
-      int tests_passed = 0;
-      if (work.step == TuneWorkStep::kFullTests) {
-        TuneEvaluation benchmarked;
-        benchmarked.variant = work.variant;
-        benchmarked.stage = TuneStage::kDone;
-        auto tested = TestFinalist(fs, runner, s, benchmarked, &tests_passed);
-        if (!tested) return tested.error();
-        evaluation = *tested;
-      } else {
-        s.on_recorded = [&](const TuneEvaluation& e, int passed) {
-          evaluation = e;
-          tests_passed = passed;
-        };
-        auto end = EvaluateVariants(fs, runner, s, {work.variant});
-        if (!end) return end.error();
-      }
-      if (!evaluation) return std::optional<WorkResult>();  // Ctrl-C
-      return std::optional<WorkResult>(WorkResult{
-          {{"evaluation", json::parse(HistoryLine(*evaluation))}, {"tests_passed", tests_passed}},
-          TuneStageWord(evaluation->stage)});
+      return TuneWorkStage(fs, runner, setup, work, claimed, stage).Run();
     });
   };
 }

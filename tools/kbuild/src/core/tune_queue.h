@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "core/built_tree.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/process.h"
@@ -90,9 +91,11 @@ struct TuneWorkerSetup {
   std::filesystem::path copy_dir;    // node-local scratch: the copy each variant is built in
   std::filesystem::path kbuild_exe;  // the child kbuild
   const ProjectSnapshot* snapshot = nullptr;  // the queue's project/
+  StagedWorkSetup staged;                     // the build and GPU stages' copies
 };
 
-// The worker's reader of tune payloads.
+// The worker's reader of tune payloads. A build stage runs the variant's build phase (for a
+// finalist too: its test binary), a GPU stage the rest in the copy as built.
 WorkReader TuneWorkReader(FileSystem& fs, ProcessRunner& runner, TuneWorkerSetup setup);
 
 }  // namespace kb

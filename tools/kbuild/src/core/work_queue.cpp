@@ -12,7 +12,8 @@ namespace {
 namespace stdfs = std::filesystem;
 using nlohmann::json;
 
-constexpr const char* kFolders[] = {"pending", "claimed", "done", "workers", "tmp"};
+constexpr const char* kFolders[] = {"pending", "claimed", "built", "running",
+                                    "done",    "workers", "items", "tmp"};
 // Payloads carry candidate sources, so records get the results cap; heartbeats are a few fields.
 constexpr std::uintmax_t kMaxRecordBytes = kMaxResultsBytes;
 constexpr std::uintmax_t kMaxHeartbeatBytes = kMaxConfigBytes;
@@ -154,31 +155,68 @@ Status WorkQueue::Enqueue(const std::string& id, const json& payload, int retrie
   return {};
 }
 
-Expected<std::optional<ClaimedWork>> WorkQueue::Claim(const std::string& worker) {
+Expected<std::optional<ClaimedWork>> WorkQueue::Claim(const std::string& worker, ClaimFrom from) {
   if (Status ok = CheckQueueName(worker, "worker"); !ok) return ok.error();
   if (Status ok = PrepareFolders(); !ok) return ok.error();
-  for (const Entry& entry : ListRecords("pending")) {
+  const bool built = from == ClaimFrom::kBuilt;
+  const char* claims = built ? "running" : "claimed";
+  for (const Entry& entry : ListRecords(built ? "built" : "pending")) {
     if (!IsSafeName(entry.name)) {
       Skip(entry.path, "not a safe queue id");
       continue;
     }
-    // Checked before the rename so a bad file stays in pending/ rather than blocking a claim.
+    // Checked before the rename so a bad file stays where it is rather than blocking a claim.
     if (!ReadRecord(entry.path, kMaxRecordBytes)) continue;
     const std::string claim_name = entry.name + "." + worker + ".json";
-    const stdfs::path claim = Folder("claimed") / claim_name;
+    const stdfs::path claim = Folder(claims) / claim_name;
     if (!fs_.RenameNoReplace(entry.path, claim)) continue;  // another worker won it
     std::optional<json> record = ReadRecord(claim, kMaxRecordBytes);
     if (!record) continue;
     if (fs_.Exists(Folder("done") / (entry.name + ".json"))) {
       // A re-queued copy of an attempt whose late result already arrived.
-      fs_.RemoveFileBelow(Folder("claimed"), claim_name);
+      fs_.RemoveFileBelow(Folder(claims), claim_name);
       continue;
     }
-    const int retries = static_cast<int>(NumberOr(*record, "retries", 0));
-    const json payload = record->contains("payload") ? (*record)["payload"] : json();
-    return std::optional<ClaimedWork>(ClaimedWork{entry.name, payload, retries});
+    ClaimedWork work{entry.name, record->contains("payload") ? (*record)["payload"] : json(),
+                     static_cast<int>(NumberOr(*record, "retries", 0)), json()};
+    if (built) work.built = ObjectAt(*record, "built");
+    return std::optional<ClaimedWork>(std::move(work));
   }
   return std::optional<ClaimedWork>();
+}
+
+Expected<bool> WorkQueue::PublishBuilt(const std::string& worker, const std::string& id,
+                                       const json& built) {
+  if (Status ok = CheckQueueName(worker, "worker"); !ok) return ok.error();
+  if (Status ok = CheckQueueName(id, "id"); !ok) return ok.error();
+  if (Status ok = PrepareFolders(); !ok) return ok.error();
+  const std::string claim_name = id + "." + worker + ".json";
+  const stdfs::path claim = Folder("claimed") / claim_name;
+  std::optional<json> record = ReadRecord(claim, kMaxRecordBytes);
+  if (!record) {
+    return MakeError(ExitCode::kEnvironment,
+                     "worker " + worker + " no longer holds queue id '" + id + "'",
+                     "its lease ran out while it built; another worker builds it again");
+  }
+  Expected<bool> published = false;
+  if (!fs_.Exists(Folder("done") / (id + ".json"))) {
+    (*record)["retries"] = 0;
+    (*record)["built"] = built;
+    published = PublishNoReplace(id + "." + worker + ".built.json",
+                                 Folder("built") / (id + ".json"), *record);
+    if (!published) return published.error();
+  }
+  if (Status removed = fs_.RemoveFileBelow(Folder("claimed"), claim_name); !removed) {
+    Skip(claim, removed.error().message);
+  }
+  return *published;
+}
+
+Expected<stdfs::path> WorkQueue::BuiltTreeDir(const std::string& id, const std::string& builder) {
+  if (Status ok = CheckQueueName(id, "id"); !ok) return ok.error();
+  if (Status ok = CheckQueueName(builder, "worker"); !ok) return ok.error();
+  if (Status ok = PrepareFolders(); !ok) return ok.error();
+  return Folder("items") / id / builder;
 }
 
 Status WorkQueue::Heartbeat(const std::string& worker, const std::optional<std::string>& holding,
@@ -208,8 +246,15 @@ Expected<CompleteOutcome> WorkQueue::Complete(const std::string& worker, const s
       PublishNoReplace(id + "." + worker + ".result.json", Folder("done") / (id + ".json"), record);
   if (!published) return published.error();
   const std::string claim_name = id + "." + worker + ".json";
-  if (Status removed = fs_.RemoveFileBelow(Folder("claimed"), claim_name); !removed) {
-    Skip(Folder("claimed") / claim_name, removed.error().message);
+  for (const char* claims : {"claimed", "running"}) {
+    if (Status removed = fs_.RemoveFileBelow(Folder(claims), claim_name); !removed) {
+      Skip(Folder(claims) / claim_name, removed.error().message);
+    }
+  }
+  // The built tree served its purpose; items/<id> is a name kbuild chose (a planted link there
+  // is removed itself, never followed).
+  if (Status removed = fs_.Remove(Folder("items") / id); !removed) {
+    Skip(Folder("items") / id, removed.error().message);
   }
   return *published ? CompleteOutcome::kRecorded : CompleteOutcome::kDuplicateDropped;
 }
@@ -217,7 +262,18 @@ Expected<CompleteOutcome> WorkQueue::Complete(const std::string& worker, const s
 Expected<ReclaimReport> WorkQueue::Reclaim(double now, double lease_seconds, int max_retries) {
   if (Status ok = PrepareFolders(); !ok) return ok.error();
   ReclaimReport report;
-  for (const Entry& entry : ListRecords("claimed")) {
+  if (Status s = ReclaimFolder("claimed", "pending", now, lease_seconds, max_retries, report); !s) {
+    return s.error();
+  }
+  if (Status s = ReclaimFolder("running", "built", now, lease_seconds, max_retries, report); !s) {
+    return s.error();
+  }
+  return report;
+}
+
+Status WorkQueue::ReclaimFolder(const char* claims, const char* back, double now,
+                                double lease_seconds, int max_retries, ReclaimReport& report) {
+  for (const Entry& entry : ListRecords(claims)) {
     const auto names = SplitClaimName(entry.name);
     if (!names) {
       Skip(entry.path, "not a <id>.<worker>.json claim");
@@ -233,7 +289,7 @@ Expected<ReclaimReport> WorkQueue::Reclaim(double now, double lease_seconds, int
     const std::string claim_name = entry.name + ".json";
     const stdfs::path done = Folder("done") / (id + ".json");
     if (fs_.Exists(done)) {  // finished after all: the claim is only litter
-      fs_.RemoveFileBelow(Folder("claimed"), claim_name);
+      fs_.RemoveFileBelow(Folder(claims), claim_name);
       continue;
     }
     const int retries = static_cast<int>(NumberOr(*record, "retries", 0));
@@ -251,15 +307,14 @@ Expected<ReclaimReport> WorkQueue::Reclaim(double now, double lease_seconds, int
       if (published && *published) report.lost.push_back(id);
     } else {
       (*record)["retries"] = retries + 1;
-      published =
-          PublishNoReplace(id + ".requeue.json", Folder("pending") / (id + ".json"), *record);
+      published = PublishNoReplace(id + ".requeue.json", Folder(back) / (id + ".json"), *record);
       if (published && *published) report.requeued.push_back(id);
     }
     if (!published) return published.error();
     if (!*published) Skip(entry.path, "left claimed: its id is already pending or done");
-    if (*published) fs_.RemoveFileBelow(Folder("claimed"), claim_name);
+    if (*published) fs_.RemoveFileBelow(Folder(claims), claim_name);
   }
-  return report;
+  return {};
 }
 
 Expected<QueueCounts> WorkQueue::Counts() {
@@ -269,6 +324,10 @@ Expected<QueueCounts> WorkQueue::Counts() {
   for (const Entry& entry : ListRecords("claimed")) {
     counts.claimed += SplitClaimName(entry.name).has_value();
   }
+  for (const Entry& entry : ListRecords("built")) counts.built += IsSafeName(entry.name);
+  for (const Entry& entry : ListRecords("running")) {
+    counts.running += SplitClaimName(entry.name).has_value();
+  }
   for (const Entry& entry : ListRecords("done")) counts.done += IsSafeName(entry.name);
   return counts;
 }
@@ -276,10 +335,14 @@ Expected<QueueCounts> WorkQueue::Counts() {
 Expected<bool> WorkQueue::IsQueued(const std::string& id) {
   if (Status ok = CheckQueueName(id, "id"); !ok) return ok.error();
   if (Status ok = PrepareFolders(); !ok) return ok.error();
-  if (fs_.KindOf(Folder("pending") / (id + ".json")) == FileKind::kRegular) return true;
-  for (const Entry& entry : ListRecords("claimed")) {
-    const auto names = SplitClaimName(entry.name);
-    if (names && names->first == id) return true;
+  for (const char* waiting : {"pending", "built"}) {
+    if (fs_.KindOf(Folder(waiting) / (id + ".json")) == FileKind::kRegular) return true;
+  }
+  for (const char* claims : {"claimed", "running"}) {
+    for (const Entry& entry : ListRecords(claims)) {
+      const auto names = SplitClaimName(entry.name);
+      if (names && names->first == id) return true;
+    }
   }
   return false;
 }

@@ -2,10 +2,18 @@
 // system through which one run hands candidates to many workers.
 //
 //   pending/<id>.json            written only by the run: {id, retries, payload}
-//   claimed/<id>.<worker>.json   a worker took it by renaming pending/<id>.json (one rename wins)
+//   claimed/<id>.<worker>.json   a worker took it by renaming pending/<id>.json (one rename wins):
+//                                a --role build worker builds it, a --role all one does it all
+//   built/<id>.json              a build worker built it: {id, retries, payload, built}, its
+//                                tree in items/<id>/<worker>/ (kbuild worker --role build)
+//   running/<id>.<worker>.json   a --role gpu (or all) worker took it from built/ for its tests
+//                                and benchmark
 //   done/<id>.json               the record; the first one renamed in stays, later ones are dropped
 //   workers/<worker>.json        heartbeat {worker, holding, time}
 //   tmp/                         whole files are written here, then renamed into place
+//
+// A silent worker's claim goes back where it came from (claimed/ to pending/, running/ to
+// built/); each stage counts its own retries.
 //
 // Other hosts write this folder, so every file is hostile: ids and worker names are checked
 // before they become file names, links are refused rather than followed, reads are size-capped,
@@ -29,10 +37,14 @@ namespace kb {
 // letter or digit (no '.', so claimed/<id>.<worker>.json splits one way only).
 Status CheckQueueName(const std::string& name, const char* what);
 
+// Which folder a worker claims from: pending/ (to build, or to do it all) or built/.
+enum class ClaimFrom { kPending, kBuilt };
+
 struct ClaimedWork {
   std::string id;
   nlohmann::json payload;
   int retries = 0;
+  nlohmann::json built;  // from built/: what the build stage recorded; else null
 };
 
 enum class CompleteOutcome { kRecorded, kDuplicateDropped };
@@ -44,7 +56,9 @@ struct ReclaimReport {
 
 struct QueueCounts {
   std::size_t pending = 0;
-  std::size_t claimed = 0;
+  std::size_t claimed = 0;  // building, or done whole by a --role all worker
+  std::size_t built = 0;
+  std::size_t running = 0;  // built items in their tests and benchmark
   std::size_t done = 0;
 };
 
@@ -64,17 +78,26 @@ class WorkQueue {
   Expected<ReclaimReport> Reclaim(double now, double lease_seconds, int max_retries);
 
   // Worker side.
-  Expected<std::optional<ClaimedWork>> Claim(const std::string& worker);
+  Expected<std::optional<ClaimedWork>> Claim(const std::string& worker,
+                                             ClaimFrom from = ClaimFrom::kPending);
+  // A build worker's claim becomes built/<id>.json with `built` (an object) and its retries
+  // back at 0 (the next stage's own). False, and the claim dropped, when the id is done
+  // already.
+  Expected<bool> PublishBuilt(const std::string& worker, const std::string& id,
+                              const nlohmann::json& built);
+  // items/<id>/<builder>: where a build worker puts the tree it built (ids and names checked).
+  Expected<std::filesystem::path> BuiltTreeDir(const std::string& id, const std::string& builder);
   Status Heartbeat(const std::string& worker, const std::optional<std::string>& holding,
                    double now);
-  // `result` must be a JSON object; the record is it plus id and worker.
+  // `result` must be a JSON object; the record is it plus id and worker. The claim (claimed/ or
+  // running/) and the item's built tree (items/<id>/) are removed.
   Expected<CompleteOutcome> Complete(const std::string& worker, const std::string& id,
                                      const nlohmann::json& result);
 
   // Progress and resume.
   Expected<QueueCounts> Counts();
   Expected<std::vector<DoneRecord>> Done();
-  // pending/<id>.json or a claimed/<id>.<worker>.json exists (a resumed run's attempt).
+  // The id is pending, claimed, built or running (a resumed run's attempt).
   Expected<bool> IsQueued(const std::string& id);
   // done/<id>.json, or nothing when it is not there (or not usable: then in skipped()).
   Expected<std::optional<nlohmann::json>> DoneRecordOf(const std::string& id);
@@ -95,6 +118,9 @@ class WorkQueue {
   std::filesystem::path Folder(const char* name) const { return dir_ / name; }
   // Regular `<name>.json` files directly in `folder`; anything else is reported and skipped.
   std::vector<Entry> ListRecords(const char* folder);
+  // Sends the silent workers' claims in `claims` back to `back` (or records them lost).
+  Status ReclaimFolder(const char* claims, const char* back, double now, double lease_seconds,
+                       int max_retries, ReclaimReport& report);
   // The JSON object in a regular file, or nothing (reported) when it is not one.
   std::optional<nlohmann::json> ReadRecord(const std::filesystem::path& p, std::uintmax_t limit);
   // Writes tmp/<temp_name> whole, then renames it to `target` unless `target` exists.
