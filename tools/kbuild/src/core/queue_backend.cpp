@@ -51,8 +51,10 @@ std::unique_ptr<PeriodicThread> ProgressLines(FileSystem& fs, ProcessRunner& run
        progress = std::move(progress)] {
         auto counts = queue->Counts();
         if (!counts) return;
-        std::string line = fmt::format("queue: {} pending, {} claimed, {} done", counts->pending,
-                                       counts->claimed, counts->done);
+        // building: claimed from pending/ (by a --role all worker: the whole evaluation).
+        std::string line = fmt::format(
+            "queue: {} pending, {} building, {} built, {} running, {} done", counts->pending,
+            counts->claimed, counts->built, counts->running, counts->done);
         if (!job_id.empty()) {
           if (auto slurm = QueryWorkerArray(runner, job_id)) {
             line += fmt::format("; Slurm array {}: {} waiting, {} running", job_id, slurm->pending,
