@@ -52,11 +52,12 @@ def array_queue_of(project, run, command):
     return found[0].parent
 
 
-def start_worker(kbuild, queue, name, env_extra=None):
+def start_worker(kbuild, queue, name, env_extra=None, *extra):
+    """`kbuild worker` with the fake child; `extra` arguments (e.g. --role build) follow."""
     env = dict(kbuild.env, **(env_extra or {}))
     return subprocess.Popen(
         [str(kbuild.binary), "worker", "--queue", str(queue), "--name", name, "--child-kbuild",
-         str(FAKE_CHILD), "--idle-exit", "60", "--json"],
+         str(FAKE_CHILD), "--idle-exit", "60", "--json", *extra],
         env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         start_new_session=True)  # its own group: killing it kills its child kbuild too
 

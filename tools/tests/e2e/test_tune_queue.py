@@ -2,7 +2,9 @@
 kbuild is fakes/child_kbuild.py. One worker evaluates the defaults, every variant and the
 finalists once, a failed build included, and the run ranks them as a local one would; a worker
 killed mid-evaluation loses its claim after the lease and another worker finishes the run,
-with nothing lost or counted twice. The backend options are checked before anything runs."""
+with nothing lost or counted twice. A build worker and a gpu worker split the same run: the
+build worker compiles (a failed build is its result), the gpu worker only tests and
+benchmarks what it built. The backend options are checked before anything runs."""
 
 import json
 import subprocess
@@ -85,6 +87,46 @@ def test_a_killed_workers_claim_goes_to_another_worker_after_the_lease(kbuild, p
     ids = [r["id"] for r in history(queue.parent)]
     assert ids[0] == "defaults" and len(set(ids)) == 4 and len(ids) == 5  # + one finalist line
     assert not list((queue / "claimed").iterdir())
+
+
+def steps_of(log):
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def test_a_build_worker_and_a_gpu_worker_split_each_variant(kbuild, project, tmp_path):
+    run = start_tune(kbuild, project)
+    queue = queue_of(project, "tune")
+    stage = str(tmp_path / "stage")
+    build_log, gpu_log = tmp_path / "build-steps.log", tmp_path / "gpu-steps.log"
+    builder = start_worker(kbuild, queue, "builder",
+                           {"FAKE_FAIL_DEFINE": "RMSNORM_GROUP_WARPS=4",
+                            "FAKE_STEP_LOG": str(build_log)},
+                           "--role", "build", "--stage-dir", stage)
+    gpu = start_worker(kbuild, queue, "gpu0", {"FAKE_STEP_LOG": str(gpu_log)},
+                       "--role", "gpu", "--stage-dir", stage)
+    rc, out, err = finish(run)
+    assert rc == 0, f"{out}\n{err}"
+    summary = json.loads(out)
+    assert summary["counts"]["evaluated"] == 4
+    by_id = {r["id"]: r for r in history(queue.parent)}
+    failed = [r for r in by_id.values() if r["stage"] == "build-failed"]
+    assert len(failed) == 1 and failed[0]["params"]["RMSNORM_GROUP_WARPS"] == "4", by_id
+    assert failed[0]["reason"].endswith("RMSNORM_GROUP_WARPS=4 is not supported")
+    assert sorted(r["stage"] for r in by_id.values()) == ["build-failed", "done", "done", "done"]
+    brc, bout, berr = finish(builder)
+    grc, gout, gerr = finish(gpu)
+    assert brc == 0 and grc == 0, f"{berr}\n{gerr}"
+    # The build worker compiled the defaults, three variants and the finalist's full-test item
+    # and ran nothing on a GPU; the gpu worker compiled nothing: it tested and benchmarked the
+    # three that built, then ran the finalist's full tests.
+    built_steps, gpu_steps = steps_of(build_log), steps_of(gpu_log)
+    assert built_steps.count("build") == 5, built_steps
+    assert set(built_steps) == {"build", "test --build-only", "bench --build-only"}, built_steps
+    assert gpu_steps == ["test", "bench"] * 3 + ["test"], gpu_steps
+    builder_doc, gpu_doc = json.loads(bout), json.loads(gout)
+    assert builder_doc["role"] == "build" and builder_doc["built"] >= 3, builder_doc
+    assert gpu_doc["role"] == "gpu" and gpu_doc["built"] == 0, gpu_doc
+    assert not list((queue / "pending").iterdir()) and not list((queue / "claimed").iterdir())
 
 
 @pytest.mark.parametrize("args, message", [

@@ -8,7 +8,9 @@ With FAKE_HANG_MARKER set, the first `test` it runs (a tune variant's: `test --b
 creates that file, writes the Slurm array task it runs in (if any) into it, and then hangs (a
 worker to kill mid-evaluation).
 With FAKE_FAIL_DEFINE=NAME=VALUE, `build` with that --define fails as a compile error does
-(exit 3, the error's file, line and message in the document)."""
+(exit 3, the error's file, line and message in the document).
+With FAKE_STEP_LOG set, each run appends its step to that file, one line ("build", "test
+--build-only", "bench", ...), so a test sees which steps each worker ran."""
 
 import json
 import os
@@ -19,6 +21,10 @@ args = sys.argv[1:]
 step = next(a for a in args if a in ("build", "test", "bench", "profile"))
 defines = dict(a.split("=", 1) for a in args[args.index(step):]
                if "=" in a and not a.startswith("-"))
+step_log = os.environ.get("FAKE_STEP_LOG")
+if step_log:
+    with open(step_log, "a") as f:
+        f.write(step + (" --build-only" if "--build-only" in args else "") + "\n")
 marker = os.environ.get("FAKE_HANG_MARKER")
 if marker and step == "test" and not os.path.exists(marker):
     with open(marker, "w") as f:
