@@ -26,6 +26,29 @@ TEST(SlurmJobs, TheBatchScriptQuotesPathsAndNamesTheWorkerAfterItsTask) {
       << script;
 }
 
+TEST(SlurmJobs, ARoleArraysScriptPassesItsRole) {
+  const std::string script = WorkerBatchScript("/k b/kbuild", "/q", "build");
+  EXPECT_NE(script.find("exec '/k b/kbuild' worker --queue /q --role build --name "),
+            std::string::npos)
+      << script;
+}
+
+TEST(SlurmJobs, OnlyTheBuildArrayGoesWithoutAGpuAndItsErrorsNameTheBuildOptions) {
+  EXPECT_TRUE(CheckSlurmOptions({.gres = "", .role = "build"}));
+  EXPECT_FALSE(CheckSlurmOptions({.gres = "", .role = "gpu"}));
+  EXPECT_FALSE(CheckSlurmOptions({.role = "cpu"}));
+  auto partition = CheckSlurmOptions({.partition = "a b", .gres = "", .role = "build"});
+  ASSERT_FALSE(partition);
+  EXPECT_EQ(partition.error().message, "--build-partition: letters, digits, _ . - only");
+  auto time = CheckSlurmOptions({.time_limit = "1h", .gres = "", .role = "build"});
+  ASSERT_FALSE(time);
+  EXPECT_EQ(time.error().message, "--build-time: Slurm's time format (e.g. 2:00:00 or 1-00:00:00)");
+  const auto argv = SbatchArgv({.tasks = 1, .gres = "", .role = "build"}, "/q");
+  EXPECT_EQ(argv, (std::vector<std::string>{
+                      "sbatch", "--parsable", "--job-name=kbuild-build-worker", "--array=0-0",
+                      "--output=/q/slurm/%A_%a.out", "/q/worker-build.sbatch"}));
+}
+
 TEST(SlurmJobs, SubmitsOneArrayTaskPerJobWithOneGpuEach) {
   MemoryFileSystem fs;
   FakeProcessRunner runner([](const auto&, const auto&) { return Printed("4121;cluster\n"); });

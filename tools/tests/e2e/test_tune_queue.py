@@ -136,6 +136,14 @@ def test_a_build_worker_and_a_gpu_worker_split_each_variant(kbuild, project, tmp
     (["--lease", "30"], "--lease is for --backend queue or slurm only"),
     (["--backend", "slurm", "--slurm-time", "2 hours"],
      "--slurm-time: Slurm's time format (e.g. 2:00:00 or 1-00:00:00)"),
+    (["--backend", "queue", "--build-partition", "cpu"],
+     "--build-partition is for --backend slurm only"),
+    (["--backend", "slurm", "--build-time", "1:00:00"],
+     "--build-time is for --build-partition only"),
+    (["--backend", "slurm", "--build-partition", "cpu nodes"],
+     "--build-partition: letters, digits, _ . - only"),
+    (["--backend", "slurm", "--build-partition", "cpu", "--build-time", "1 hour"],
+     "--build-time: Slurm's time format (e.g. 2:00:00 or 1-00:00:00)"),
 ])
 def test_backend_options_are_checked_before_anything_runs(kbuild, project, args, message):
     result = kbuild("-C", project, "tune", *args, "--json")

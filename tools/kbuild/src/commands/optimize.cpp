@@ -177,6 +177,7 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
   auto result = queue ? RunOptimize(fs, *proposer, *queue, options)
                       : RunOptimize(fs, *proposer, local, options);
   const std::string job_id = backend ? backend->job_id() : "";
+  const std::string build_job_id = backend ? backend->build_job_id() : "";
   if (backend) backend->Finish();
   if (!result) return report.Fail(result.error());
   const OptimizeRunResult& r = *result;
@@ -202,6 +203,7 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
   data["run_dir"] = r.run_dir.string();
   data["backend"] = flags.backend.backend;
   if (!job_id.empty()) data["slurm_job"] = job_id;
+  if (!build_job_id.empty()) data["slurm_build_job"] = build_job_id;
   data["best"] = {{"id", r.best_id}, {"score", r.best_score}};
   data["counts"] = {{"attempts", t.attempts},
                     {"ok", t.ok},

@@ -167,6 +167,7 @@ int RunTuneCommand(const GlobalOptions& global, const TuneFlags& flags) {
   }
   auto result = RunTune(fs, runner, options);
   const std::string job_id = backend ? backend->job_id() : "";
+  const std::string build_job_id = backend ? backend->build_job_id() : "";
   if (backend) backend->Finish();
   if (!result) return report.Fail(result.error());
   const TuneRunResult& r = *result;
@@ -181,6 +182,7 @@ int RunTuneCommand(const GlobalOptions& global, const TuneFlags& flags) {
   data["run_dir"] = r.run_dir.string();
   data["backend"] = flags.backend.backend;
   if (!job_id.empty()) data["slurm_job"] = job_id;
+  if (!build_job_id.empty()) data["slurm_build_job"] = build_job_id;
   data["baseline"] = r.baseline_id;
   data["counts"] = Counts(r);
   data["stopped"] = r.stopped;

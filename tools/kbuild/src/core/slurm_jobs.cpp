@@ -33,7 +33,19 @@ Error SlurmError(const std::string& what, const ProcessResult& r) {
       "check the partition, account and time limit with sinfo and sacctmgr");
 }
 
+bool KnownRole(const std::string& role) {
+  return role == "all" || role == "build" || role == "gpu";
+}
+
 }  // namespace
+
+std::string WorkerScriptName(const std::string& role) {
+  return role == "build" ? "worker-build.sbatch" : "worker.sbatch";
+}
+
+std::string WorkerJobFileName(const std::string& role) {
+  return role == "build" ? "slurm-build-job.txt" : "slurm-job.txt";
+}
 
 Status CheckSlurmOptions(const SlurmOptions& o) {
   auto refuse = [](const std::string& why) {
@@ -41,37 +53,48 @@ Status CheckSlurmOptions(const SlurmOptions& o) {
         MakeError(ExitCode::kUsage, why, "see kbuild optimize --help or kbuild tune --help"));
   };
   if (o.tasks < 1 || o.tasks > 10000) return refuse("--jobs must be 1-10000");
-  if (!OnlyChars(o.partition, "_.-")) return refuse("--partition: letters, digits, _ . - only");
+  // The build array's partition and time come from --build-partition and --build-time.
+  const bool build = o.role == "build";
+  if (!OnlyChars(o.partition, "_.-")) {
+    return refuse(std::string(build ? "--build-partition" : "--partition") +
+                  ": letters, digits, _ . - only");
+  }
   if (!OnlyChars(o.account, "_.-")) return refuse("--account: letters, digits, _ . - only");
   const bool time_ok = std::all_of(o.time_limit.begin(), o.time_limit.end(), [](char c) {
     return std::isdigit(static_cast<unsigned char>(c)) || c == ':' || c == '-';
   });
   if (!time_ok) {
-    return refuse("--slurm-time: Slurm's time format (e.g. 2:00:00 or 1-00:00:00)");
+    return refuse(std::string(build ? "--build-time" : "--slurm-time") +
+                  ": Slurm's time format (e.g. 2:00:00 or 1-00:00:00)");
   }
-  if (o.gres.empty() || !OnlyChars(o.gres, ":_.-")) return refuse("gres: letters, digits, : _ . -");
+  if (!KnownRole(o.role)) return refuse("worker role: all, build or gpu");
+  if ((o.gres.empty() && o.role != "build") || !OnlyChars(o.gres, ":_.-")) {
+    return refuse("gres: letters, digits, : _ . -");
+  }
   return {};
 }
 
-std::string WorkerBatchScript(const fs::path& kbuild_exe, const fs::path& queue_dir) {
+std::string WorkerBatchScript(const fs::path& kbuild_exe, const fs::path& queue_dir,
+                              const std::string& role) {
   return "#!/bin/sh\n"
          "# One kbuild queue worker per array task (written by kbuild optimize or tune).\n"
          "exec " +
          ShellWord(kbuild_exe.string()) + " worker --queue " + ShellWord(queue_dir.string()) +
+         (role == "all" ? "" : " --role " + ShellWord(role)) +
          " --name \"slurm-${SLURM_ARRAY_JOB_ID:-$SLURM_JOB_ID}-${SLURM_ARRAY_TASK_ID:-0}\"\n";
 }
 
 std::vector<std::string> SbatchArgv(const SlurmOptions& o, const fs::path& queue_dir) {
-  std::vector<std::string> argv = {"sbatch",
-                                   "--parsable",
-                                   "--job-name=kbuild-worker",
-                                   "--array=0-" + std::to_string(o.tasks - 1),
-                                   "--gres=" + o.gres,
-                                   "--output=" + (queue_dir / "slurm" / "%A_%a.out").string()};
+  std::vector<std::string> argv = {"sbatch", "--parsable",
+                                   o.role == "all" ? std::string("--job-name=kbuild-worker")
+                                                   : "--job-name=kbuild-" + o.role + "-worker",
+                                   "--array=0-" + std::to_string(o.tasks - 1)};
+  if (!o.gres.empty()) argv.push_back("--gres=" + o.gres);
+  argv.push_back("--output=" + (queue_dir / "slurm" / "%A_%a.out").string());
   if (!o.partition.empty()) argv.push_back("--partition=" + o.partition);
   if (!o.account.empty()) argv.push_back("--account=" + o.account);
   if (!o.time_limit.empty()) argv.push_back("--time=" + o.time_limit);
-  argv.push_back((queue_dir / "worker.sbatch").string());
+  argv.push_back((queue_dir / WorkerScriptName(o.role)).string());
   return argv;
 }
 
@@ -80,7 +103,8 @@ Expected<std::string> SubmitWorkerArray(FileSystem& fs, ProcessRunner& runner,
                                         const fs::path& queue_dir) {
   if (Status ok = CheckSlurmOptions(options); !ok) return ok.error();
   if (Status s = fs.MakeDirectories(queue_dir / "slurm"); !s) return s.error();
-  if (Status s = fs.Write(queue_dir / "worker.sbatch", WorkerBatchScript(kbuild_exe, queue_dir));
+  if (Status s = fs.Write(queue_dir / WorkerScriptName(options.role),
+                          WorkerBatchScript(kbuild_exe, queue_dir, options.role));
       !s) {
     return s.error();
   }

@@ -1,6 +1,8 @@
-// Queue workers as one Slurm job array (docs/scale-out.md): kbuild writes a batch script that
+// Queue workers as Slurm job arrays (docs/scale-out.md): kbuild writes a batch script that
 // runs `kbuild worker --queue DIR` and submits it with sbatch, one array task per concurrent
-// evaluation, each with one GPU; squeue says how many tasks still wait or run. Every Slurm
+// evaluation, each with one GPU; with a build partition, a second array of `--role build`
+// workers without a GPU compiles and the GPU array's run `--role gpu`. squeue says how many
+// tasks still wait or run. Every Slurm
 // call goes through ProcessRunner as an argv (no shell); the only shell text is the batch
 // script, whose paths are quoted.
 #pragma once
@@ -16,23 +18,33 @@
 namespace kb {
 
 struct SlurmOptions {
-  int tasks = 4;           // array tasks: workers at once (--array=0-(tasks-1))
-  std::string partition;   // "" = the cluster's default
-  std::string account;     // "" = the user's default
-  std::string time_limit;  // per task, Slurm's format (e.g. 2:00:00); "" = the partition's
-  std::string gres = "gpu:1";
+  int tasks = 4;               // array tasks: workers at once (--array=0-(tasks-1))
+  std::string partition;       // "" = the cluster's default
+  std::string account;         // "" = the user's default
+  std::string time_limit;      // per task, Slurm's format (e.g. 2:00:00); "" = the partition's
+  std::string gres = "gpu:1";  // "" = no --gres (the build array)
+  std::string role = "all";    // the workers' --role: all, build or gpu
 };
 
+// The array's files in the queue folder: its batch script and the file holding its job id.
+// The all and gpu arrays: worker.sbatch and slurm-job.txt; build: worker-build.sbatch and
+// slurm-build-job.txt.
+std::string WorkerScriptName(const std::string& role);
+std::string WorkerJobFileName(const std::string& role);
+
 // Refuses values that Slurm would misread: partition and account letters, digits and _.-;
-// time digits, ':' and '-'; tasks 1-10000. Exit 2 with the reason.
+// time digits, ':' and '-'; tasks 1-10000; role all, build or gpu; gres empty only for build.
+// Exit 2 with the reason.
 Status CheckSlurmOptions(const SlurmOptions& options);
 
-// The batch script (sh) that runs one worker: `exec KBUILD worker --queue QUEUE`, its name
-// from the job and task ids.
+// The batch script (sh) that runs one worker: `exec KBUILD worker --queue QUEUE` (and
+// `--role ROLE` unless all), its name from the job and task ids.
 std::string WorkerBatchScript(const std::filesystem::path& kbuild_exe,
-                              const std::filesystem::path& queue_dir);
+                              const std::filesystem::path& queue_dir,
+                              const std::string& role = "all");
 
-// sbatch's argv for the array (the script at queue/worker.sbatch, logs in queue/slurm/).
+// sbatch's argv for the array (the script at queue/WorkerScriptName(role), logs in
+// queue/slurm/).
 std::vector<std::string> SbatchArgv(const SlurmOptions& options,
                                     const std::filesystem::path& queue_dir);
 
