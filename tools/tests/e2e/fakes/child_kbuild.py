@@ -10,7 +10,8 @@ worker to kill mid-evaluation).
 With FAKE_FAIL_DEFINE=NAME=VALUE, `build` with that --define fails as a compile error does
 (exit 3, the error's file, line and message in the document).
 With FAKE_STEP_LOG set, each run appends its step to that file, one line ("build", "test
---build-only", "bench", ...), so a test sees which steps each worker ran."""
+--build-only", "bench", ...; in a Slurm array task, "<array job id> build", ...), so a test sees
+which steps each worker ran."""
 
 import json
 import os
@@ -24,7 +25,9 @@ defines = dict(a.split("=", 1) for a in args[args.index(step):]
 step_log = os.environ.get("FAKE_STEP_LOG")
 if step_log:
     with open(step_log, "a") as f:
-        f.write(step + (" --build-only" if "--build-only" in args else "") + "\n")
+        job = os.environ.get("SLURM_ARRAY_JOB_ID")
+        f.write((f"{job} " if job else "") + step +
+                (" --build-only" if "--build-only" in args else "") + "\n")
 marker = os.environ.get("FAKE_HANG_MARKER")
 if marker and step == "test" and not os.path.exists(marker):
     with open(marker, "w") as f:
