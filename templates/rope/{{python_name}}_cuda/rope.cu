@@ -121,19 +121,20 @@ cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q, const RopeHeads& k
 }
 
 // The fused QK-norm + rope's plan: 16-byte vectors everywhere (q, k, the
-// tables and the weights) and d / 2 / V a power of two up to 32, else
-// cudaErrorInvalidValue (the binding says which). Returns the lanes per row.
+// tables and the weights) and a head_dim QkNormRopeSupported takes, else
+// cudaErrorInvalidValue (the binding says which).
 cudaError_t PlanQkNormRope(const RopeHeads& q, const RopeHeads& k, const RopeShape& shape,
-                           int elem_bytes, std::initializer_list<VectorAccess> extra,
+                           DType dtype, std::initializer_list<VectorAccess> extra,
                            QkNormRopeGrid* grid, int64_t* blocks) {
+  const int elem_bytes = DTypeSize(dtype);
   RopePlan plan;
   const cudaError_t planned = PlanRope(q, k, shape, elem_bytes, extra, &plan);
   if (planned != cudaSuccess) return planned;
-  const int chunks = plan.grid.chunks;
-  if (plan.width != 16 / elem_bytes || chunks > kernels_common::kWarpSize ||
-      (chunks & (chunks - 1)) != 0) {
+  if (plan.width != 16 / elem_bytes ||
+      !{{python_name}}_cuda::QkNormRopeSupported(shape.head_dim, dtype)) {
     return cudaErrorInvalidValue;
   }
+  const int chunks = plan.grid.chunks;
   *grid = {shape.batch * shape.seq * (q.heads + k.heads), shape.seq, chunks,
            1.f / static_cast<float>(shape.head_dim), 0.f};
   *blocks = (grid->rows * chunks + kRopeThreads - 1) / kRopeThreads;
@@ -159,7 +160,7 @@ cudaError_t LaunchQkNormRope(RopeHeads q, RopeHeads k, RopeShape shape, DType dt
   QkNormRopeGrid grid;
   int64_t blocks = 0;
   const cudaError_t planned =
-      PlanQkNormRope(q, k, shape, DTypeSize(dtype),
+      PlanQkNormRope(q, k, shape, dtype,
                      {{table.cos, table.batch_stride, table_elem},
                       {table.cos, table.seq_stride, table_elem},
                       {table.cos, table.head_stride, table_elem},
