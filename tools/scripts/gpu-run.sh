@@ -198,6 +198,11 @@ if [[ $TEMPLATES == 1 ]]; then
   done
   TEMPLATE_DIRS=("${kept[@]}")
 fi
+# The command that scaffolds template $1 into $2, checks and builds it (build options: $3).
+init_and_build() {
+  echo "kbuild init '${1//_/-}-demo' --template '$1' --dir '$2' && kbuild -C '$2' check && \
+kbuild -C '$2' build ${3:-}"
+}
 # Builds run on the CPUs while the GPU steps before the templates run: every template's
 # init, check, build (and its test and bench binaries, when this mode runs them) starts now,
 # two compile jobs each; the template's own step below waits for it and shows its log.
@@ -209,8 +214,7 @@ if [[ $DRY == 0 && ${GPU_RUN_PREBUILD:-1} == 1 && ${#TEMPLATE_DIRS[@]} -gt 1 ]];
     binaries=""
     [[ $TESTS == 1 ]] && binaries+=" && kbuild -C '$proj' test --build-only -j 2"
     [[ $BENCHES == 1 ]] && binaries+=" && kbuild -C '$proj' bench --build-only -j 2"
-    setsid bash -c "kbuild init '${t//_/-}-demo' --template '$t' --dir '$proj' && \
-      kbuild -C '$proj' check && kbuild -C '$proj' build -j 2 $binaries; \
+    setsid bash -c "$(init_and_build "$t" "$proj" "-j 2") $binaries; \
       echo \$? > '$WORK/prebuild-$t.rc'" > "$OUT/$t.prebuild.log" 2>&1 < /dev/null &
     echo $! > "$WORK/prebuild-$t.pid"
   done
@@ -268,8 +272,7 @@ if [[ $TEMPLATES == 1 ]]; then
         sleep 1; done; cat '$OUT/$t.prebuild.log'; exit \$(cat '$WORK/prebuild-$t.rc')" || continue
     else
       [[ $DRY == 0 ]] && rm -rf "$proj"
-      step "$t: init+check+build" "$t.log" bash -c "kbuild init '${t//_/-}-demo' --template '$t' \
-        --dir '$proj' && kbuild -C '$proj' check && kbuild -C '$proj' build" || continue
+      step "$t: init+check+build" "$t.log" bash -c "$(init_and_build "$t" "$proj")" || continue
     fi
     [[ "${GPU_RUN_SMOKE:-1}" == 1 ]] && \
       step "$t: load+call (python)" "$t.log" python3 "$ROOT/tools/scripts/smoke_call.py" "$t" "$proj"
