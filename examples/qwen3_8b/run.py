@@ -29,6 +29,8 @@ from kernel_examples.timing import time_step  # noqa: E402
 
 TEMPLATES = ["rmsnorm", "fused_add_rmsnorm", "rope", "swiglu"]
 COLUMNS = ["eager", "eager + ours", "compile", "compile + ours"]
+WARMUP_CALLS = 3  # untimed calls before a case is timed
+PROFILE_STEPS = 2  # calls the profiler records per case
 
 
 def qwen3_8b_config(layers: int) -> Qwen3Config:
@@ -76,10 +78,14 @@ def prefill_step(forward, ids):
     return lambda: forward(input_ids=ids, use_cache=False, logits_to_keep=1)
 
 
-def decode_step(model, forward, batch, prompt, steps_room=8):
+def decode_step(model, forward, batch, prompt, calls):
     """One decode step at position `prompt` over a static cache filled by a
-    prefill: the same step is timed repeatedly (it rewrites one cache slot)."""
-    cache = StaticCache(config=model.config, max_cache_len=prompt + steps_room)
+    prefill, timed repeatedly. transformers' StaticCache advances its own
+    length on every update (cache_position only sets the mask and the rope
+    positions), so each call writes the next slot: the cache has a slot for
+    each of the `calls` calls the column makes, and every call does the same
+    work (attention over the whole static cache, the same mask)."""
+    cache = StaticCache(config=model.config, max_cache_len=prompt + calls)
     ids = torch.randint(0, model.config.vocab_size, (batch, prompt), device=model.device)
     with torch.no_grad():
         model(input_ids=ids, past_key_values=cache, use_cache=True,
@@ -95,6 +101,12 @@ def frames_compiled() -> int:
     return sum(torch._dynamo.utils.counters["frames"].values())
 
 
+def calls_per_case(iters):
+    """The calls measure_column makes of one case's step: the compiling call,
+    time_step's warm-up and timed calls, profile_step's warm-up and steps."""
+    return 1 + WARMUP_CALLS + iters + 1 + PROFILE_STEPS
+
+
 def measure_column(model, compiled, cases, iters, namespaces):
     """Times and profiles every case with the model as it is now (patched or
     not). Per case: the wall times, the profiler's GPU time and split, and
@@ -108,12 +120,13 @@ def measure_column(model, compiled, cases, iters, namespaces):
         for name, (kind, batch, tokens) in cases.items():
             step = prefill_step(forward, torch.randint(
                 0, model.config.vocab_size, (batch, tokens), device="cuda")) \
-                if kind == "prefill" else decode_step(model, forward, batch, tokens)
+                if kind == "prefill" else decode_step(model, forward, batch, tokens,
+                                                      calls_per_case(iters))
             step()  # compiles before the count starts
             before = frames_compiled()
-            times[name] = time_step(step, warmup=3, iters=iters)
+            times[name] = time_step(step, warmup=WARMUP_CALLS, iters=iters)
             recompiles[name] = frames_compiled() - before
-            profiles[name] = profile_step(step, namespaces)
+            profiles[name] = profile_step(step, namespaces, steps=PROFILE_STEPS)
     return times, profiles, recompiles
 
 

@@ -134,3 +134,21 @@ def test_tables_show_wall_time_ratios_and_gpu_time_per_column():
     assert "| 1.500x | 1.250x | 42,667 |" in row
     gpu_row = run.gpu_table(results).splitlines()[2]
     assert gpu_row == f"| {case} | 15.00, 100 | 10.00, 101 | 7.50, 102 | 6.00, 103 |"
+
+
+def test_decode_step_has_a_cache_slot_for_every_call_of_a_column():
+    """transformers' StaticCache advances its own length on every update, so
+    the repeated decode step writes a new slot each call: the step must be
+    callable as often as measure_column calls it (on the H200 the step ran
+    out of slots and index_copy_ asserted), and one call more overflows."""
+    run = load_run_module("qwen3_8b")
+    torch.manual_seed(0)
+    model = transformers.Qwen3ForCausalLM(tiny_config()).eval()
+    iters = 2
+    step = run.decode_step(model, model.forward, batch=2, prompt=16,
+                           calls=run.calls_per_case(iters))
+    with torch.no_grad():
+        for _ in range(run.calls_per_case(iters)):
+            assert step().logits.shape == (2, 1, 512)
+        with pytest.raises(IndexError):
+            step()
