@@ -9,11 +9,13 @@ from types import SimpleNamespace
 import torch
 
 
-def _rms(x, weight, eps):
+def _rms_float(x, weight, eps):
     y = x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + eps)
-    if weight is not None:
-        y = y * weight.float()
-    return y.to(x.dtype)
+    return y if weight is None else y * weight.float()
+
+
+def _rms(x, weight, eps):
+    return _rms_float(x, weight, eps).to(x.dtype)
 
 
 def rms_norm(input, weight=None, eps=1e-6):
@@ -49,10 +51,13 @@ def rope(q, k, cos, sin, interleaved=False, layout="bshd"):
 
 def qk_norm_rope(q, k, q_weight, k_weight, cos, sin, eps=1e-6, interleaved=False,
                  layout="bshd"):
-    """Each head normalized (rounded to q's dtype), then `rope`."""
-    q.copy_(_rms(q, q_weight, eps))
-    k.copy_(_rms(k, k_weight, eps))
-    return rope(q, k, cos, sin, interleaved, layout)
+    """Each head normalized, then rotated as `rope` does, in float32: one
+    rounding, at the store, as the kernel does."""
+    q_float, k_float = _rms_float(q, q_weight, eps), _rms_float(k, k_weight, eps)
+    rope(q_float, k_float, cos, sin, interleaved, layout)
+    q.copy_(q_float)
+    k.copy_(k_float)
+    return q, k
 
 
 def silu_mul(gate, up):

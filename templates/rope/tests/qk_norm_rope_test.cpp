@@ -1,6 +1,6 @@
 // qk_norm_rope (RMSNorm of each head of q and k, then rope, in one launch)
 // through the dispatcher against a float64 reference of the two ops it
-// replaces: the normalized head rounded to q's dtype (as rms_norm stores it),
+// replaces: the normalized head (not rounded: the kernel keeps it in fp32),
 // then rotated by the tables (rope_reference.h). Both pairings and layouts,
 // bf16/fp16/fp32, tables and weights of q's dtype or float32, head_dim 64 /
 // 128 / 256 (4-32 lanes a head), Qwen3-8B prefill and decode heads, odd head

@@ -66,8 +66,8 @@ cudaError_t LaunchRopeLtxVideo(RopeHeads q, RopeHeads k, RopeShape shape,
 // QK-norm then rope (Qwen3's attention), in place, one launch: every head
 // row x of q and k becomes rope(x * rsqrt(mean(x^2) + eps) * w), w =
 // q_weight for q's heads and k_weight for k's (head_dim elements each, of
-// weight_dtype: q's dtype or float32), the normalized value rounded to q's
-// dtype before the rotation (as rms_norm then rope). Needs 16-byte vectors
+// weight_dtype: q's dtype or float32), computed in fp32 and rounded once, at
+// the store (rms_norm then rope rounds the normalized value too). Needs 16-byte vectors
 // for every tensor and QkNormRopeSupported(head_dim, dtype); anything else
 // returns cudaErrorInvalidValue.
 cudaError_t LaunchQkNormRope(RopeHeads q, RopeHeads k, RopeShape shape,

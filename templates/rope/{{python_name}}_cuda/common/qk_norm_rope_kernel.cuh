@@ -1,13 +1,17 @@
 // The QK-norm + rope kernel (Qwen3's attention): each head of q and k is
 // normalized (y = x * rsqrt(mean(x^2) + eps) * w, w per q or k) and rotated,
-// in place, one read and one write of q and k in all.
+// in place, one read and one write of q and k in all: 2 x (q + k) bytes plus
+// the tables. H200 (2026-12-02, the version that loaded the tables after the
+// reduction): 1x32768 tokens, 32 + 8 heads of 128, bf16: 272 us, 60% of copy.
 //
 // Work split. A row is one head of one token; its d / 2 / V chunks (V
 // rotation pairs as two Vec<T, V>, as RopeKernel holds them) go to `chunks`
 // neighbouring lanes, a power of two up to 32, so a row never spans warps
 // and its sum of squares is a butterfly of log2(chunks) shuffles. Rows run
-// token-major, q's heads before k's. The normalized value is rounded to T
-// before the rotation, as rms_norm followed by rope stores it.
+// token-major, q's heads before k's. The weights and angles are loaded with
+// x, before the reduction, so a lane waits on memory once. The normalized
+// value stays in fp32 through the rotation: one rounding, at the store (rms_norm
+// followed by rope rounds twice).
 #pragma once
 
 #include <cstdint>
@@ -53,10 +57,16 @@ __global__ void __launch_bounds__(kRopeThreads)
   const int hi_vec = kInterleaved ? 2 * chunk + 1 : grid.chunks + chunk;
 
   const RowSpan whole{0, 0, 0};
+  const N* w = is_q ? q_weight : k_weight;
   Vec<T, V> lo = {}, hi = {};
+  float w_lo[V] = {}, w_hi[V] = {}, c[2 * V] = {}, sn[2 * V] = {};
   if (valid) {
     lo = *BodyVector<V, false>(x, whole, lo_vec);
     hi = *BodyVector<V, false>(x, whole, hi_vec);
+    LoadWeights<N, V>(w, lo_vec * V, w_lo);
+    LoadWeights<N, V>(w, hi_vec * V, w_hi);
+    angles.template Get<V, kInterleaved>(b, s, angles.PerHead() ? h : 0, lo_vec * V, hi_vec * V,
+                                         turns, c, sn);
   }
   float sum = 0.f;
 #pragma unroll
@@ -66,19 +76,18 @@ __global__ void __launch_bounds__(kRopeThreads)
   }
   if (!valid) return;
   const float scale = rsqrtf(sum * grid.inv_d + grid.eps);
-  const N* w = is_q ? q_weight : k_weight;
-  float w_lo[V], w_hi[V];
-  LoadWeights<N, V>(w, lo_vec * V, w_lo);
-  LoadWeights<N, V>(w, hi_vec * V, w_hi);
+  float normed[2 * V], rotated[2 * V];
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    normed[i] = lo.Get(i) * scale * w_lo[i];
+    normed[V + i] = hi.Get(i) * scale * w_hi[i];
+  }
+  RotateValues<V, kInterleaved>(normed, c, sn, rotated);
 #pragma unroll
   for (int i = 0; i < V; ++i) {  // Set rounds to T
-    lo.Set(i, lo.Get(i) * scale * w_lo[i]);
-    hi.Set(i, hi.Get(i) * scale * w_hi[i]);
+    lo.Set(i, rotated[i]);
+    hi.Set(i, rotated[V + i]);
   }
-  float c[2 * V], sn[2 * V];
-  angles.template Get<V, kInterleaved>(b, s, angles.PerHead() ? h : 0, lo_vec * V, hi_vec * V,
-                                       turns, c, sn);
-  Rotate<T, V, kInterleaved>(lo, hi, c, sn);
   *BodyVector<V, false>(x, whole, lo_vec) = lo;
   *BodyVector<V, false>(x, whole, hi_vec) = hi;
 }

@@ -202,8 +202,23 @@ struct LtxVideoAngles {
   }
 };
 
-// Rotates one chunk in registers: x' = x * cos + rotate(x) * sin, element by
-// element, rotate(x) = (-x2, x1) for each pair (x1, x2).
+// The rotation of one chunk in fp32: y = x * cos + rotate(x) * sin, element
+// by element, rotate(x) = (-x2, x1) for each pair (x1, x2). x holds the low
+// vector's V values, then the high vector's.
+template <int V, bool kInterleaved>
+__device__ __forceinline__ void RotateValues(const float (&x)[2 * V], const float (&c)[2 * V],
+                                             const float (&s)[2 * V], float (&y)[2 * V]) {
+#pragma unroll
+  for (int k = 0; k < 2 * V; ++k) {
+    // Half-split pairs (k, k + V) of the two vectors; interleaved (2p, 2p + 1).
+    const int partner = kInterleaved ? (k ^ 1) : (k < V ? k + V : k - V);
+    const bool first = kInterleaved ? (k % 2 == 0) : (k < V);
+    const float rotated = first ? -x[partner] : x[partner];
+    y[k] = x[k] * c[k] + rotated * s[k];
+  }
+}
+
+// Rotates one chunk in registers, rounding once to T.
 template <typename T, int V, bool kInterleaved>
 __device__ __forceinline__ void Rotate(Vec<T, V>& lo, Vec<T, V>& hi, const float (&c)[2 * V],
                                        const float (&s)[2 * V]) {
@@ -214,14 +229,7 @@ __device__ __forceinline__ void Rotate(Vec<T, V>& lo, Vec<T, V>& hi, const float
     x[V + i] = hi.Get(i);
   }
   float y[2 * V];
-#pragma unroll
-  for (int k = 0; k < 2 * V; ++k) {
-    // Half-split pairs (k, k + V) of the two vectors; interleaved (2p, 2p + 1).
-    const int partner = kInterleaved ? (k ^ 1) : (k < V ? k + V : k - V);
-    const bool first = kInterleaved ? (k % 2 == 0) : (k < V);
-    const float rotated = first ? -x[partner] : x[partner];
-    y[k] = x[k] * c[k] + rotated * s[k];
-  }
+  RotateValues<V, kInterleaved>(x, c, s, y);
 #pragma unroll
   for (int i = 0; i < V; ++i) {
     lo.Set(i, y[i]);
