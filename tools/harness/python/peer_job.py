@@ -55,6 +55,9 @@ class Job:
     # False when `kbuild bench --iters` asked for exactly `iterations`; else long calls are timed
     # fewer times (peer_timing.iterations_within_budget). Absent: True.
     cap_long_calls: bool = True
+    # The DRAM's theoretical rate (physics.h TheoreticalDramGbps): a read-mostly peer may pass the
+    # copy bandwidth, never this. Absent or 0: unknown.
+    dram_gbps: float = 0.0
 
 
 KIND_NAMES = {bool: "true or false", int: "an integer", str: "a string", list: "a list",
@@ -133,7 +136,8 @@ def parse_job(doc, where="job"):
                _count(doc, "iterations", where, 1, MAX_ITERATIONS),
                _number(doc, "peak_gbps", where),
                tuple(_case(c, f"{where}.cases[{i}]") for i, c in enumerate(cases)),
-               _field(doc, "cap_long_calls", bool, where) if "cap_long_calls" in doc else True)
+               _field(doc, "cap_long_calls", bool, where) if "cap_long_calls" in doc else True,
+               _number(doc, "dram_gbps", where) if "dram_gbps" in doc else 0.0)
 
 
 def read_job(path):

@@ -32,19 +32,22 @@ def gbps(bytes_moved, median_us):
     return bytes_moved / (median_us * 1e-6) / 1e9 if bytes_moved > 0 and median_us > 0 else 0.0
 
 
-def impossible_problem(rate_gbps, peak_gbps):
-    if peak_gbps > 0 and rate_gbps > peak_gbps * IMPOSSIBLE_SLACK:
-        return (f"impossible: {rate_gbps:.0f} GB/s is above the copy bandwidth "
-                f"{peak_gbps:.0f} GB/s")
+def impossible_problem(rate_gbps, peak_gbps, dram_gbps=0.0):
+    """physics.cpp's CheckPhysics for bytes: above the larger of the copy bandwidth and the DRAM's
+    theoretical rate, with the slack."""
+    if max(peak_gbps, dram_gbps) > 0 and rate_gbps > max(peak_gbps, dram_gbps) * IMPOSSIBLE_SLACK:
+        limits = ([f"the copy bandwidth {peak_gbps:.0f} GB/s"] if peak_gbps > 0 else []) + \
+                 ([f"the DRAM's theoretical {dram_gbps:.0f} GB/s"] if dram_gbps > 0 else [])
+        return f"impossible: {rate_gbps:.0f} GB/s is above " + " and ".join(limits)
     return ""
 
 
-def make_result(value_problem, max_abs_error, timing, bytes_moved, peak_gbps):
+def make_result(value_problem, max_abs_error, timing, bytes_moved, peak_gbps, dram_gbps=0.0):
     """The first problem wins: the value check, then the timing, then physics."""
     timing = timing or Timing()
     rate = gbps(bytes_moved, timing.median)
     problem = (value_problem or timing.problem or
-               (impossible_problem(rate, peak_gbps) if timing.median > 0 else ""))
+               (impossible_problem(rate, peak_gbps, dram_gbps) if timing.median > 0 else ""))
     return Result(timing, problem, max_abs_error, rate)
 
 

@@ -86,7 +86,8 @@ class CaseRun:
                                    0.0, 0.0)
             timing = self.timer(lambda i: call(*sets[i]), len(sets), job.warmup,
                                 job.iterations, job.graph, job.cap_long_calls)
-        return make_result(check.problem, check.max_abs_error, timing, case.bytes, job.peak_gbps)
+        return make_result(check.problem, check.max_abs_error, timing, case.bytes, job.peak_gbps,
+                           job.dram_gbps)
 
 
 def run_case(run, ops, availability, log):
@@ -130,7 +131,7 @@ def pooled(run, first, second):
     timing = summarize(first.timing.samples_us + second.timing.samples_us,
                        (first.timing.host_us_per_call + second.timing.host_us_per_call) / 2)
     return make_result("", max(first.max_abs_error, second.max_abs_error), timing,
-                       run.case.bytes, run.job.peak_gbps)
+                       run.case.bytes, run.job.peak_gbps, run.job.dram_gbps)
 
 
 def run_cases(job, entries, ops, timer, l2_bytes=0, device="cuda", log=progress):

@@ -64,6 +64,7 @@ def test_an_empty_library_and_namespace_are_allowed():
     (["iterations"], 10.5, "job.iterations: 10.5 is not an integer"),
     (["peak_gbps"], "4273", 'job.peak_gbps: "4273" is not a number'),
     (["peak_gbps"], -1, "job.peak_gbps: -1 is not a finite number >= 0"),
+    (["dram_gbps"], "4814", 'job.dram_gbps: "4814" is not a number'),
     (["cases"], {}, "job.cases: {} is not a list"),
     (["cases", 0], [], "job.cases[0]: not an object"),
     (["cases", 0, "dtype"], "bf17", "job.cases[0].dtype: 'bf17' is not one of bf16, fp16"),

@@ -75,10 +75,13 @@ def case(name, benchmark="rms_norm", shape=(4, 64), **change):
     return c
 
 
-def job(cases, peak_gbps=0.0, graph=False):
-    return parse_job({"schema": "kbuild-peer-job/1", "peers_file": "peers.py",
-                      "project_library": "", "namespace": "", "graph": graph, "warmup": 2,
-                      "iterations": 3, "peak_gbps": peak_gbps, "cases": cases})
+def job(cases, peak_gbps=0.0, graph=False, dram_gbps=None):
+    doc = {"schema": "kbuild-peer-job/1", "peers_file": "peers.py", "project_library": "",
+           "namespace": "", "graph": graph, "warmup": 2, "iterations": 3,
+           "peak_gbps": peak_gbps, "cases": cases}
+    if dram_gbps is not None:
+        doc["dram_gbps"] = dram_gbps
+    return parse_job(doc)
 
 
 class FakeTimer:
@@ -215,6 +218,20 @@ def test_impossible_speed_is_flagged(entries):
     assert record["ours"]["problem"] == "impossible: 5000 GB/s is above the copy bandwidth 4273 GB/s"
     assert record["peers"][0]["problem"] == ""  # 4167 GB/s is within 2% of the peak
     assert record["peers"][0]["speedup"] == 0  # ours has a problem
+
+
+def test_a_read_mostly_peer_may_pass_the_copy_but_not_the_drams_theoretical_rate(entries):
+    # physics.cpp's rule: the H200 ran a cross-entropy over fp32 logits at 106% of the copy.
+    out = run_cases(job([case("a", bytes=46e6)], peak_gbps=4273.0, dram_gbps=4814.0), entries,
+                    OPS, FakeTimer([10.0, 12.0, 10.0]), device="cpu", log=lambda _: None)
+    assert out["records"][0]["ours"]["problem"] == ""  # 4600 GB/s: 108% of the copy
+    out = run_cases(job([case("a", bytes=60e6)], peak_gbps=4273.0, dram_gbps=4814.0), entries,
+                    OPS, FakeTimer([10.0, 12.0, 10.0]), device="cpu", log=lambda _: None)
+    assert out["records"][0]["ours"]["problem"] == (
+        "impossible: 6000 GB/s is above the copy bandwidth 4273 GB/s and the DRAM's theoretical "
+        "4814 GB/s")
+    assert impossible_problem(5100, 0, 4814) == \
+        "impossible: 5100 GB/s is above the DRAM's theoretical 4814 GB/s"
 
 
 def test_speed_and_physics_helpers():

@@ -52,6 +52,7 @@ const Peak& ResolvePeak() {
           Peak{MeasureCopyBandwidthGbps(), 0, "measured in-process (1 GiB device-to-device copy)"};
     }
     if (!s.peak) s.peak = Peak{};
+    s.peak->dram_gbps = TheoreticalDramGbps(CurrentGpuClockFacts());
   }
   return *s.peak;
 }

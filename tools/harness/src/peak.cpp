@@ -51,6 +51,15 @@ GpuClockFacts CurrentGpuClockFacts() {
     return {};
   }
   facts.clock_khz = clock_khz;
+  int memory_khz = 0;  // optional: without them only the copy bandwidth bounds bytes
+  if (cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device) == cudaSuccess &&
+      cudaDeviceGetAttribute(&facts.memory_bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) ==
+          cudaSuccess) {
+    facts.memory_clock_khz = memory_khz;
+  } else {
+    facts.memory_bus_bits = 0;
+    cudaGetLastError();
+  }
   return facts;
 }
 

@@ -1,5 +1,6 @@
 #include "kbuild/harness/physics.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -82,10 +83,14 @@ std::optional<Peak> PeakFromEnvironment(const EnvLookup& env, std::string* error
 PhysicsVerdict CheckPhysics(double gbps, double tflops, const Peak& peak) {
   auto over = [](double got, double limit) { return limit > 0 && got > limit * kImpossibleSlack; };
   std::ostringstream message;
-  if (over(gbps, peak.bandwidth_gbps)) {
-    message << "physically impossible: " << gbps << " GB/s is above the measured copy bandwidth "
-            << peak.bandwidth_gbps << " GB/s (" << peak.source
-            << "); the op skips work, runs outside the timed stream, or the byte count is wrong";
+  if (over(gbps, std::max(peak.bandwidth_gbps, peak.dram_gbps))) {
+    message << "physically impossible: " << gbps << " GB/s is above ";
+    if (peak.bandwidth_gbps > 0) {
+      message << "the measured copy bandwidth " << peak.bandwidth_gbps << " GB/s (" << peak.source
+              << ")" << (peak.dram_gbps > 0 ? " and " : "");
+    }
+    if (peak.dram_gbps > 0) message << "the DRAM's theoretical " << peak.dram_gbps << " GB/s";
+    message << "; the op skips work, runs outside the timed stream, or the byte count is wrong";
     return {true, message.str()};
   }
   if (over(tflops, peak.tflops)) {
@@ -123,6 +128,11 @@ double TheoreticalPeakTflops(ComputeUnit unit, const GpuClockFacts& gpu) {
   if (unit != ComputeUnit::kFp32CudaCores || gpu.sm_count <= 0 || !(gpu.clock_khz > 0)) return 0;
   const int lanes = Fp32LanesPerSm(gpu.major, gpu.minor);
   return gpu.sm_count * lanes * 2.0 * gpu.clock_khz * 1e3 / 1e12;
+}
+
+double TheoreticalDramGbps(const GpuClockFacts& gpu) {
+  if (!(gpu.memory_clock_khz > 0) || gpu.memory_bus_bits <= 0) return 0;
+  return 2.0 * gpu.memory_clock_khz * 1e3 * (gpu.memory_bus_bits / 8.0) / 1e9;
 }
 
 PhysicsVerdict CheckComputePeak(double tflops, double unit_peak_tflops, ComputeUnit unit) {

@@ -135,6 +135,7 @@ nlohmann::json BenchDocument(const std::vector<BenchRecord>& records, const Peak
       {"device", device},
       {"peak",
        {{"copy_bandwidth_gbps", peak.bandwidth_gbps},
+        {"dram_theoretical_gbps", peak.dram_gbps},
         {"tflops", peak.tflops},
         {"source", peak.source}}},
       {"cases", cases},

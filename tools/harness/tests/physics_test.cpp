@@ -82,6 +82,37 @@ TEST(Physics, AboveMeasuredBandwidthIsImpossible) {
             "(test); the op skips work, runs outside the timed stream, or the byte count is wrong");
 }
 
+// A kernel that mostly reads may pass the copy (read + write) by more than
+// noise: a cross-entropy over fp32 logits ran at 106% of the copy on the
+// H200. The DRAM's theoretical rate bounds it then, with the same slack.
+TEST(Physics, AReadMostlyKernelMayPassTheCopyButNotTheDramsTheoreticalRate) {
+  Peak peak{4236, 0, "doctor"};
+  peak.dram_gbps = 4814;
+  EXPECT_FALSE(CheckPhysics(4501, 0, peak).impossible);
+  EXPECT_FALSE(CheckPhysics(4814 * kImpossibleSlack, 0, peak).impossible);
+  const PhysicsVerdict v = CheckPhysics(5100, 0, peak);
+  EXPECT_TRUE(v.impossible);
+  EXPECT_EQ(v.message,
+            "physically impossible: 5100 GB/s is above the measured copy bandwidth 4236 GB/s "
+            "(doctor) and the DRAM's theoretical 4814 GB/s; the op skips work, runs outside the "
+            "timed stream, or the byte count is wrong");
+  Peak dram_only;
+  dram_only.dram_gbps = 4814;
+  EXPECT_EQ(CheckPhysics(5100, 0, dram_only).message,
+            "physically impossible: 5100 GB/s is above the DRAM's theoretical 4814 GB/s; the op "
+            "skips work, runs outside the timed stream, or the byte count is wrong");
+}
+
+TEST(Physics, DramRateIsTwoTransfersPerClockAcrossTheBus) {
+  GpuClockFacts h200{9, 0, 132, 1980000};
+  h200.memory_clock_khz = 3200000;
+  h200.memory_bus_bits = 6016;
+  EXPECT_NEAR(TheoreticalDramGbps(h200), 4812.8, 0.05);
+  h200.memory_bus_bits = 0;
+  EXPECT_EQ(TheoreticalDramGbps(h200), 0);  // unknown, not a guess
+  EXPECT_EQ(TheoreticalDramGbps(GpuClockFacts{}), 0);
+}
+
 TEST(Physics, AbovePeakFlopsIsImpossible) {
   Peak peak{4000, 990, "gpu.json"};
   EXPECT_FALSE(CheckPhysics(100, 900, peak).impossible);

@@ -31,6 +31,7 @@ PeerJobSettings Settings() {
   s.project_library = "/p/build/cmake/_my_norm_1a2b.so";
   s.op_namespace = "_my_norm_1a2b";
   s.peak_gbps = 4273.0;
+  s.dram_gbps = 4814.3;
   return s;
 }
 
@@ -41,7 +42,7 @@ TEST(PeerJob, CarriesTheRunSettingsAndEachTimedCase) {
               "project_library": "/p/build/cmake/_my_norm_1a2b.so",
               "namespace": "_my_norm_1a2b",
               "graph": false, "warmup": 10, "iterations": 100, "cap_long_calls": true,
-              "peak_gbps": 4273.0,
+              "peak_gbps": 4273.0, "dram_gbps": 4814.3,
               "cases": [{"benchmark": "rms_norm", "case": "2048x4096 bf16",
                          "shape": [2048, 4096], "dtype": "bf16", "bytes": 33562624.0,
                          "atol": 0.0625, "rtol": 0.0625, "correctness_only": false}]})"));

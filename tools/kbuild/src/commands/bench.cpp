@@ -74,6 +74,7 @@ PeerRunOptions PeerOptionsFor(const BenchFlags& flags, const HarnessBuild& built
   o.job.warmup = bench.warmup;
   o.job.iterations = bench.iterations;
   o.job.peak_gbps = NumberOr(ObjectAt(document, "peak"), "copy_bandwidth_gbps");
+  o.job.dram_gbps = NumberOr(ObjectAt(document, "peak"), "dram_theoretical_gbps");
   o.progress = [&report](const std::string& line) { report.Progress(line); };
   return o;
 }

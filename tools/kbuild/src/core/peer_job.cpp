@@ -101,6 +101,7 @@ PeerJob MakePeerJob(const nlohmann::json& harness_doc, const PeerJobSettings& s)
                   // As the benchmark binary: --iters asks for exactly that many samples.
                   {"cap_long_calls", !s.iterations.has_value()},
                   {"peak_gbps", s.peak_gbps},
+                  {"dram_gbps", s.dram_gbps},
                   {"cases", cases}};
   return job;
 }

@@ -22,6 +22,7 @@ struct PeerJobSettings {
   std::optional<int> warmup;      // as asked (--warmup); else what the harness ran
   std::optional<int> iterations;  // as asked (--iters); else what the harness ran
   double peak_gbps = 0;           // the run's 100% line
+  double dram_gbps = 0;           // the DRAM's theoretical rate; 0 = unknown
 };
 
 struct PeerJob {

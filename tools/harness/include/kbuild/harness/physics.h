@@ -12,11 +12,14 @@ struct Peak {
   double bandwidth_gbps = 0;  // measured device-to-device copy, read + write counted
   double tflops = 0;          // 0 = unknown
   std::string source;         // where the numbers came from, for the report
+  // The DRAM's theoretical rate (TheoreticalDramGbps); 0 = unknown. A kernel
+  // that mostly reads can beat the copy by more than timing noise (a
+  // cross-entropy over fp32 logits ran at 106% of the copy on the H200),
+  // never this.
+  double dram_gbps = 0;
 };
 
-// A measured kernel may beat the copy measurement by a little (a pure read
-// moves bytes one way only, timing noise); 5% more than the copy bandwidth
-// is no longer noise.
+// Timing noise: 5% above a peak is no longer noise.
 inline constexpr double kImpossibleSlack = 1.05;
 
 using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
@@ -36,6 +39,8 @@ struct PhysicsVerdict {
 };
 
 // gbps/tflops of 0 are not checked; a peak of 0 (unknown) checks nothing.
+// Bytes are impossible above the larger of the copy bandwidth and the DRAM's
+// theoretical rate, with kImpossibleSlack.
 PhysicsVerdict CheckPhysics(double gbps, double tflops, const Peak& peak);
 
 // The units a benchmark's flops run on: the roof a compute-bound case's "% of
@@ -50,7 +55,14 @@ struct GpuClockFacts {
   int major = 0, minor = 0;  // compute capability
   int sm_count = 0;
   double clock_khz = 0;  // the SM boost clock (cudaDevAttrClockRate)
+  double memory_clock_khz = 0;  // cudaDevAttrMemoryClockRate
+  int memory_bus_bits = 0;      // cudaDevAttrGlobalMemoryBusWidth
 };
+
+// The DRAM's theoretical rate in GB/s: two transfers per memory clock across
+// the bus (H200: 6016 bits at 3.2 GHz, 4814 GB/s, as kbuild doctor prints it).
+// 0 when the clock or the width is unknown.
+double TheoreticalDramGbps(const GpuClockFacts& gpu);
 
 // Theoretical peak of `unit` in TFLOP/s: SMs x FMA lanes per SM x 2 flops x the
 // boost clock (H200: 132 x 128 x 2 x 1.98 GHz = 66.9). 0 when the unit is kNone or
