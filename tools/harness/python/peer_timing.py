@@ -119,10 +119,18 @@ def host_fell_behind(call_enqueued_us, gpu_reached_us, spin_us):
     start event (GPU time from the spin's start); else the problem, naming the first late call."""
     for i, (enqueued, reached) in enumerate(zip(call_enqueued_us, gpu_reached_us)):
         if enqueued > reached:
-            return (f"the host fell behind the GPU: timed call {i + 1} of {len(call_enqueued_us)} "
-                    f"was enqueued {enqueued:.1f} us after the chunk's {spin_us:.1f} us spin "
-                    f"began, but the GPU reached its start event at {reached:.1f} us, so the GPU "
-                    "may have waited for the host inside the timed call")
+            problem = (f"the host fell behind the GPU: timed call {i + 1} of "
+                       f"{len(call_enqueued_us)} was enqueued {enqueued:.1f} us after the chunk's "
+                       f"{spin_us:.1f} us spin began, but the GPU reached its start event at "
+                       f"{reached:.1f} us, so the GPU may have waited for the host inside the "
+                       "timed call")
+            # The spin is sized from the pilot's host time: a first call that returns only after
+            # the whole spin ran waited for the GPU (Liger's cross entropy on the H200).
+            if i == 0 and enqueued > spin_us:
+                problem += ("; the call returned only after the GPU had run the whole spin, so it "
+                            "waits for the GPU (a .item(), .cpu() or synchronize inside it) and "
+                            "its GPU time cannot be told apart from that wait")
+            return problem
     return ""
 
 

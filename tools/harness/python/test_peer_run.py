@@ -323,6 +323,16 @@ def test_a_call_enqueued_after_the_gpu_reached_it_is_refused():
                               "reached its start event at 250.2 us"), problem
 
 
+def test_a_call_that_waits_for_the_gpu_is_named_as_such():
+    # Liger's cross entropy on the H200 (2026-12-02): the first call of a chunk returned 1.2 ms
+    # after a 124.9 ms spin had run, though the pilot had measured 435 us of host time per call.
+    problem = host_fell_behind([126095.0, 126600.0], [125229.4, 125500.0], 124935.4)
+    assert problem.endswith("so it waits for the GPU (a .item(), .cpu() or synchronize inside "
+                            "it) and its GPU time cannot be told apart from that wait"), problem
+    slow = host_fell_behind([10, 260.5, 300], [50, 250.25, 400], 50)
+    assert "waits for the GPU" not in slow  # a late call after the first: a slow host
+
+
 def test_an_exception_text_loses_its_terminal_colours():
     from peer_text import describe_exception
     # As the CuTe DSL raised it on the H200 (2026-12-01).
