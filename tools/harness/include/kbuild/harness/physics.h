@@ -19,7 +19,7 @@ struct Peak {
   double dram_gbps = 0;
 };
 
-// Timing noise: 5% above a peak is no longer noise.
+// Timing noise covers up to 5% above a peak; more is not noise.
 inline constexpr double kImpossibleSlack = 1.05;
 
 using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
