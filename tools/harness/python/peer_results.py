@@ -35,7 +35,8 @@ def gbps(bytes_moved, median_us):
 def impossible_problem(rate_gbps, peak_gbps, dram_gbps=0.0):
     """physics.cpp's CheckPhysics for bytes: above the larger of the copy bandwidth and the DRAM's
     theoretical rate, with the slack."""
-    if max(peak_gbps, dram_gbps) > 0 and rate_gbps > max(peak_gbps, dram_gbps) * IMPOSSIBLE_SLACK:
+    limit = max(peak_gbps, dram_gbps)
+    if limit > 0 and rate_gbps > limit * IMPOSSIBLE_SLACK:
         limits = ([f"the copy bandwidth {peak_gbps:.0f} GB/s"] if peak_gbps > 0 else []) + \
                  ([f"the DRAM's theoretical {dram_gbps:.0f} GB/s"] if dram_gbps > 0 else [])
         return f"impossible: {rate_gbps:.0f} GB/s is above " + " and ".join(limits)
