@@ -38,7 +38,8 @@
 # GPU_RUN_TESTS (kbuild test per template), GPU_RUN_FEATURES (--sanitize, --graph, --compare on
 # small rmsnorm cases) and GPU_RUN_PROBE (kernels under ncu), each 0 or 1,
 # override the mode's choice; GPU_RUN_GRAPH_BENCH=1 adds `kbuild bench --graph` per template
-# (ours and the peers as CUDA-graph replays); GPU_RUN_PROBE_SHAPES (e.g. "128x4096 512x4096")
+# (ours and the peers as CUDA-graph replays), or to the templates it names ("rmsnorm
+# head_rmsnorm"); GPU_RUN_PROBE_SHAPES (e.g. "128x4096 512x4096")
 # picks the probe's shapes. GPU_RUN_TEST_FILTERS ("template=PATTERN ...", e.g.
 # "rope=Rope.Tiny*") runs only those tests of a template; GPU_RUN_TEST_TEMPLATES and
 # GPU_RUN_BENCH_TEMPLATES (names) limit which templates are tested and benchmarked; GPU_RUN_PROFILE=1 adds `kbuild profile` of the rmsnorm
@@ -283,7 +284,7 @@ if [[ $TEMPLATES == 1 ]]; then
     if [[ $BENCHES == 1 && " ${GPU_RUN_BENCH_TEMPLATES:-$t} " == *" $t "* ]]; then
       step "$t: kbuild bench" "$t.log" kbuild -C "$proj" bench
       for ext in md json svg; do cp "$proj/results/latest.$ext" "$OUT/bench-$t.$ext" 2>/dev/null; done
-      if [[ $GRAPH_BENCH == 1 ]]; then
+      if [[ $GRAPH_BENCH == 1 || " $GRAPH_BENCH " == *" $t "* ]]; then
         step "$t: kbuild bench --graph" "$t.log" kbuild -C "$proj" bench --graph
         for ext in md json; do cp "$proj/results/latest.$ext" "$OUT/bench-$t-graph.$ext" 2>/dev/null; done
       fi
