@@ -21,9 +21,9 @@
 // slot group): V = 16 / sizeof(T) elements per vector when head_dim / 2,
 // pointers and strides allow, narrower otherwise (down to scalars). A slot
 // is a head index serving q head h and k head h with one angle; a thread
-// takes one slot, or 4 in turn (one angle computation for all, unless the
-// angles differ per head) once a slot per thread would exceed 4 waves of
-// the GPU. Launched overlapped
+// takes one slot, or ROPE_SLOTS_PER_THREAD (rope_tuning.h: 4) in turn (one
+// angle computation for all, unless the angles differ per head) once a slot
+// per thread would exceed 4 waves of the GPU. Launched overlapped
 // (common/overlap.cuh); the float64 frequency table of a block is built in
 // shared memory before the wait for the previous kernel.
 //
@@ -43,6 +43,7 @@
 #include "common/qk_norm_rope_kernel.cuh"
 #include "common/rope_kernel.cuh"
 #include "rope.h"
+#include "rope_tuning.h"
 
 namespace {
 
@@ -84,7 +85,7 @@ cudaError_t PlanRope(const RopeHeads& q, const RopeHeads& k, const RopeShape& sh
   const int64_t tokens = shape.batch * shape.seq;
   const int64_t four_waves = int64_t{4} * CachedSmCount() * CachedThreadsPerSm();
   g.groups = tokens * g.chunks * g.slots > four_waves
-                 ? (g.slots + kSlotsPerThread - 1) / kSlotsPerThread
+                 ? (g.slots + rope_tuning::kSlotsPerThread - 1) / rope_tuning::kSlotsPerThread
                  : g.slots;
   g.threads = tokens * g.groups * g.chunks;
   out->blocks = (g.threads + kRopeThreads - 1) / kRopeThreads;
@@ -107,13 +108,14 @@ cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q, const RopeHeads& k
     constexpr int V = decltype(vc)::value;
     const dim3 grid(static_cast<unsigned>(p.blocks));
     const dim3 block(kRopeThreads);
+    constexpr int kMinBlocks = rope_tuning::kMinBlocks;
     if (interleaved) {
-      return LaunchOverlapped(RopeKernel<T, V, true, Angles>, grid, block, stream, RowsOf<T>(q),
-                              RowsOf<T>(k), p.grid, angles);
+      return LaunchOverlapped(RopeKernel<T, V, true, Angles, kMinBlocks>, grid, block, stream,
+                              RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
     }
     if constexpr (kHalfSplit) {
-      return LaunchOverlapped(RopeKernel<T, V, false, Angles>, grid, block, stream, RowsOf<T>(q),
-                              RowsOf<T>(k), p.grid, angles);
+      return LaunchOverlapped(RopeKernel<T, V, false, Angles, kMinBlocks>, grid, block, stream,
+                              RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
     } else {
       return cudaErrorInvalidValue;  // this source is interleaved only
     }
@@ -180,8 +182,9 @@ cudaError_t LaunchQkNormRope(RopeHeads q, RopeHeads k, RopeShape shape, DType dt
     return DispatchInputParam(dtype, weight_dtype, [&](auto, auto nt) {
       using N = typename decltype(nt)::type;
       constexpr int V = 16 / sizeof(T);
-      const auto kernel = shape.interleaved ? QkNormRopeKernel<T, N, V, true, TableAngles<W>>
-                                            : QkNormRopeKernel<T, N, V, false, TableAngles<W>>;
+      constexpr int kMinBlocks = rope_tuning::kQkNormMinBlocks;
+      const auto kernel = shape.interleaved ? QkNormRopeKernel<T, N, W, V, true, kMinBlocks>
+                                            : QkNormRopeKernel<T, N, W, V, false, kMinBlocks>;
       return LaunchOverlapped(kernel, dim3(static_cast<unsigned>(blocks)), dim3(kRopeThreads),
                               stream, RowsOf<T>(q), RowsOf<T>(k), static_cast<const N*>(q_weight),
                               static_cast<const N*>(k_weight), grid, angles);

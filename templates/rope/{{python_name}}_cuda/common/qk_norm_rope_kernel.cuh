@@ -1,8 +1,9 @@
 // The QK-norm + rope kernel (Qwen3's attention): each head of q and k is
 // normalized (y = x * rsqrt(mean(x^2) + eps) * w, w per q or k) and rotated,
 // in place, one read and one write of q and k in all: 2 x (q + k) bytes plus
-// the tables. H200 (2026-12-02, the version that loaded the tables after the
-// reduction): 1x32768 tokens, 32 + 8 heads of 128, bf16: 272 us, 60% of copy.
+// the tables. H200 (2026-12-02, loads under `if (valid)`: 80 registers in
+// bf16, 64 in fp16): 1x32768 tokens, 32 + 8 heads of 128, bf16 274 us (59% of
+// copy), fp16 225 us (72%); this version (48 registers) not yet measured.
 //
 // Work split. A row is one head of one token; its d / 2 / V chunks (V
 // rotation pairs as two Vec<T, V>, as RopeKernel holds them) go to `chunks`
@@ -30,20 +31,22 @@ struct QkNormRopeGrid {
 
 // x' = norm(x) * cos + rotate(norm(x)) * sin for every head row of q and k.
 // Launch: kRopeThreads threads per block, rows * chunks threads in all.
-template <typename T, typename N, int V, bool kInterleaved, typename Angles>
-__global__ void __launch_bounds__(kRopeThreads)
+// The angles come from tables (W: their dtype). kMinBlocks: the blocks per
+// SM __launch_bounds__ promises (0: none).
+template <typename T, typename N, typename W, int V, bool kInterleaved, int kMinBlocks = 0>
+__global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
     QkNormRopeKernel(HeadRows<T> q, HeadRows<T> k, const N* __restrict__ q_weight,
-                     const N* __restrict__ k_weight, QkNormRopeGrid grid, Angles angles) {
-  __shared__ double turns[Angles::kTurns];
-  angles.Prepare(turns);  // shared memory only: before the wait
-  __syncthreads();
+                     const N* __restrict__ k_weight, QkNormRopeGrid grid, TableAngles<W> angles) {
   kernels_common::WaitForPreviousKernel();
   kernels_common::AllowNextKernelLaunch();
   const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int chunk = static_cast<int>(t % grid.chunks);
   const int64_t row = t / grid.chunks;
-  // Lanes past the last row stay to the end of the shuffles: every lane of
-  // a warp takes part in each one.
+  // Lanes past the last row stay to the end of the shuffles (every lane of
+  // a warp takes part in each one) and read token 0's row, so every load is
+  // unconditional: loads under `if (valid)` with zeroed registers took 80-96
+  // registers in bf16 (ptxas, sm_90a), 48 without. A row's lanes are all
+  // valid or all not, so such a sum never reaches a valid row.
   const bool valid = row < grid.rows;
   const int heads = q.heads + k.heads;
   const int64_t token = valid ? row / heads : 0;
@@ -58,16 +61,14 @@ __global__ void __launch_bounds__(kRopeThreads)
 
   const RowSpan whole{0, 0, 0};
   const N* w = is_q ? q_weight : k_weight;
-  Vec<T, V> lo = {}, hi = {};
-  float w_lo[V] = {}, w_hi[V] = {}, c[2 * V] = {}, sn[2 * V] = {};
-  if (valid) {
-    lo = *BodyVector<V, false>(x, whole, lo_vec);
-    hi = *BodyVector<V, false>(x, whole, hi_vec);
-    LoadWeights<N, V>(w, lo_vec * V, w_lo);
-    LoadWeights<N, V>(w, hi_vec * V, w_hi);
-    angles.template Get<V, kInterleaved>(b, s, angles.PerHead() ? h : 0, lo_vec * V, hi_vec * V,
-                                         turns, c, sn);
-  }
+  // Weights and tables are loaded with x, before the reduction, and stay in
+  // their own dtype until used.
+  Vec<T, V> lo = *BodyVector<V, false>(x, whole, lo_vec);
+  Vec<T, V> hi = *BodyVector<V, false>(x, whole, hi_vec);
+  const Vec<N, V> w_lo = *reinterpret_cast<const Vec<N, V>*>(w + lo_vec * V);
+  const Vec<N, V> w_hi = *reinterpret_cast<const Vec<N, V>*>(w + hi_vec * V);
+  const auto table =
+      angles.template Load<V>(b, s, angles.PerHead() ? h : 0, lo_vec * V, hi_vec * V);
   float sum = 0.f;
 #pragma unroll
   for (int i = 0; i < V; ++i) sum += lo.Get(i) * lo.Get(i) + hi.Get(i) * hi.Get(i);
@@ -76,17 +77,29 @@ __global__ void __launch_bounds__(kRopeThreads)
   }
   if (!valid) return;
   const float scale = rsqrtf(sum * grid.inv_d + grid.eps);
-  float normed[2 * V], rotated[2 * V];
+  // Pair by pair, each value converted where it is used.
+  const auto rotate_pair = [&](Vec<T, V>& a, int i, const Vec<N, V>& wa, const Vec<W, V>& ca,
+                               const Vec<W, V>& sa, Vec<T, V>& b, int j, const Vec<N, V>& wb,
+                               const Vec<W, V>& cb, const Vec<W, V>& sb) {
+    const float x1 = a.Get(i) * scale * wa.Get(i);
+    const float x2 = b.Get(j) * scale * wb.Get(j);
+    a.Set(i, x1 * ca.Get(i) - x2 * sa.Get(i));  // Set rounds to T
+    b.Set(j, x2 * cb.Get(j) + x1 * sb.Get(j));
+  };
+  if constexpr (kInterleaved) {  // pairs (2p, 2p + 1) inside each vector
 #pragma unroll
-  for (int i = 0; i < V; ++i) {
-    normed[i] = lo.Get(i) * scale * w_lo[i];
-    normed[V + i] = hi.Get(i) * scale * w_hi[i];
-  }
-  RotateValues<V, kInterleaved>(normed, c, sn, rotated);
+    for (int p = 0; p < V; p += 2) {
+      rotate_pair(lo, p, w_lo, table.cos_lo, table.sin_lo, lo, p + 1, w_lo, table.cos_lo,
+                  table.sin_lo);
+      rotate_pair(hi, p, w_hi, table.cos_hi, table.sin_hi, hi, p + 1, w_hi, table.cos_hi,
+                  table.sin_hi);
+    }
+  } else {  // pairs (i, i + d/2): element i of the low vector and of the high one
 #pragma unroll
-  for (int i = 0; i < V; ++i) {  // Set rounds to T
-    lo.Set(i, rotated[i]);
-    hi.Set(i, rotated[V + i]);
+    for (int i = 0; i < V; ++i) {
+      rotate_pair(lo, i, w_lo, table.cos_lo, table.sin_lo, hi, i, w_hi, table.cos_hi,
+                  table.sin_hi);
+    }
   }
   *BodyVector<V, false>(x, whole, lo_vec) = lo;
   *BodyVector<V, false>(x, whole, hi_vec) = hi;

@@ -39,7 +39,6 @@ using kernels_common::LoadWeights;
 using kernels_common::RowSpan;
 using kernels_common::Vec;
 
-constexpr int kSlotsPerThread = 4;  // once the grid is large
 constexpr int kRopeThreads = 256;
 
 // q or k: heads of head_dim contiguous elements, at any batch / token /
@@ -97,6 +96,24 @@ struct TableAngles {
 
   __device__ __forceinline__ void Prepare(double*) const {}
   __device__ __forceinline__ bool PerHead() const { return head_stride != 0; }
+
+  // The cos and sin of elements lo .. lo + V - 1 and hi .. hi + V - 1, as
+  // read (W), for a kernel that loads them long before it uses them and
+  // converts each value where it is used (fewer registers for 16-bit tables).
+  template <int V>
+  struct Chunk {
+    Vec<W, V> cos_lo, cos_hi, sin_lo, sin_hi;
+  };
+
+  // Aligned: the launch picked V so every table row and chunk is (PlanRope).
+  template <int V>
+  __device__ __forceinline__ Chunk<V> Load(int64_t b, int64_t s, int h, int lo, int hi) const {
+    const int64_t row = b * batch_stride + s * seq_stride + h * head_stride;
+    const auto at = [](const W* table, int64_t offset) {
+      return *reinterpret_cast<const Vec<W, V>*>(table + offset);
+    };
+    return {at(cos, row + lo), at(cos, row + hi), at(sin, row + lo), at(sin, row + hi)};
+  }
 
   template <int V, bool kInterleaved>
   __device__ __forceinline__ void Get(int64_t b, int64_t s, int h, int lo, int hi, const double*,
@@ -254,9 +271,10 @@ __device__ __forceinline__ void RotateChunk(const HeadRows<T>& rows, int64_t b, 
 
 // Launch: kRopeThreads threads per block, grid.threads threads in all
 // (token-major, then slot group, then chunk: neighbouring threads touch
-// neighbouring vectors of a head).
-template <typename T, int V, bool kInterleaved, typename Angles>
-__global__ void __launch_bounds__(kRopeThreads)
+// neighbouring vectors of a head). kMinBlocks: the blocks per SM
+// __launch_bounds__ promises (0: none).
+template <typename T, int V, bool kInterleaved, typename Angles, int kMinBlocks = 0>
+__global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
     RopeKernel(HeadRows<T> q, HeadRows<T> k, RopeGrid grid, Angles angles) {
   __shared__ double turns[Angles::kTurns];
   angles.Prepare(turns);  // shared memory only: before the wait

@@ -1,0 +1,42 @@
+// The compile-time constants of the rope kernels that `kbuild tune` searches
+// (the project's kbuild.toml [tune]; the README's "Tune it" lists the space),
+// one macro each, defaulting to the measured choice; kbuild tune passes
+// -DNAME=VALUE. Invalid values stop the build here with the rule they break.
+//
+//   ROPE_SLOTS_PER_THREAD    4  head slots a thread rotates in turn once one
+//                               slot per thread would exceed 4 waves of the
+//                               GPU: 1, 2, 4 or 8 (one angle for all of them)
+//   ROPE_MIN_BLOCKS          0  256-thread blocks per SM the rope kernel's
+//                               __launch_bounds__ promises: 0 none, 2-8 cap
+//                               registers (3: 80, 4: 64, 5: 48)
+//   QK_NORM_ROPE_MIN_BLOCKS  0  the same for the fused QK-norm + rope kernel
+//                               (48-64 registers uncapped, 80 with fp32
+//                               tables, which spill under 4's 64)
+#pragma once
+
+#ifndef ROPE_SLOTS_PER_THREAD
+#define ROPE_SLOTS_PER_THREAD 4
+#endif
+#ifndef ROPE_MIN_BLOCKS
+#define ROPE_MIN_BLOCKS 0
+#endif
+#ifndef QK_NORM_ROPE_MIN_BLOCKS
+#define QK_NORM_ROPE_MIN_BLOCKS 0
+#endif
+
+namespace rope_tuning {
+
+constexpr int kSlotsPerThread = ROPE_SLOTS_PER_THREAD;
+constexpr int kMinBlocks = ROPE_MIN_BLOCKS;
+constexpr int kQkNormMinBlocks = QK_NORM_ROPE_MIN_BLOCKS;
+
+static_assert(kSlotsPerThread == 1 || kSlotsPerThread == 2 || kSlotsPerThread == 4 ||
+                  kSlotsPerThread == 8,
+              "ROPE_SLOTS_PER_THREAD must be 1, 2, 4 or 8");
+static_assert(kMinBlocks == 0 || (kMinBlocks >= 2 && kMinBlocks <= 8),
+              "ROPE_MIN_BLOCKS must be 0 (no promise) or 2-8 (8 blocks of 256 "
+              "threads fill an SM's 2048)");
+static_assert(kQkNormMinBlocks == 0 || (kQkNormMinBlocks >= 2 && kQkNormMinBlocks <= 8),
+              "QK_NORM_ROPE_MIN_BLOCKS must be 0 (no promise) or 2-8");
+
+}  // namespace rope_tuning
