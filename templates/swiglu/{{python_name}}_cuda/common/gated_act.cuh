@@ -18,20 +18,34 @@
 
 namespace kernels_common {
 
+// Each activation's Apply<T> computes in float32 for an output of dtype T
+// (GeluErf picks its accuracy by T; the others need not).
+
 // silu(x) = x * sigmoid(x) = x / (1 + e^-x). __expf: ~2 + 1.2|x| ulp, inside
 // the fp32 tolerance; e^-x = inf for x < -88 gives -0, the limit.
 struct Silu {
-  __device__ __forceinline__ static float Apply(float x) { return x / (1.f + __expf(-x)); }
+  template <typename T>
+  __device__ __forceinline__ static float Apply(float x) {
+    return x / (1.f + __expf(-x));
+  }
 };
 
 // gelu(x) = x / 2 * (1 + erf(x / sqrt(2))): F.gelu(approximate="none").
-// For x < 0, 1 + erf(t) is computed as erfc(-t): 1 + erf cancels in the
-// tail (at x = -5 it keeps one significant digit of 5.7e-7, an error far
-// past the fp32 rtol once up scales it), erfc keeps full precision.
+// 1 + erf(t) cancels in the negative tail: its absolute error of ~6e-8 is a
+// relative one of 6e-8 / (1 + erf(t)) (at x = -5 one significant digit of
+// 5.7e-7 is left, far past the fp32 rtol once up scales it). Past kTail,
+// where that would exceed a tenth of the output's rtol, erfc(-t) is used
+// instead: full precision, about twice the instructions. kTail is t = -1.5
+// for fp32 (error <= 1.8e-6) and -2.5 for 16-bit outputs (<= 1.5e-4). Random
+// inputs rarely reach it, so a warp seldom runs both: with erfc for every
+// x < 0 (both, in most warps) geglu ran at 41% of copy bandwidth (H200,
+// 2026-12-02, bf16), compute-bound.
 struct GeluErf {
+  template <typename T>
   __device__ __forceinline__ static float Apply(float x) {
+    constexpr float kTail = sizeof(T) == 4 ? -1.5f : -2.5f;
     const float t = x * 0.70710678118654752f;
-    return 0.5f * x * (x < 0.f ? erfcf(-t) : 1.f + erff(t));
+    return 0.5f * x * (t < kTail ? erfcf(-t) : 1.f + erff(t));
   }
 };
 
@@ -40,6 +54,7 @@ struct GeluErf {
 // without the cancellation of 1 + tanh near -1 (negative x). The limits are
 // exact: e^-2inner = inf (x^3 overflowing included) gives -0, 0 gives x.
 struct GeluTanh {
+  template <typename T>
   __device__ __forceinline__ static float Apply(float x) {
     const float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
     return x / (1.f + expf(-2.f * inner));
@@ -62,14 +77,14 @@ struct GatedOp {
     const Vec<T, V> u = *BodyVector<V, kSplit>(up + row * up_stride, span, idx);
     Vec<T, V> o;
 #pragma unroll
-    for (int i = 0; i < V; ++i) o.Set(i, Act::Apply(g.Get(i)) * u.Get(i));
+    for (int i = 0; i < V; ++i) o.Set(i, Act::template Apply<T>(g.Get(i)) * u.Get(i));
     *BodyVector<V, kSplit>(out + row * out_stride, span, idx) = o;
   }
 
   __device__ __forceinline__ void Element(int64_t row, int i) const {
     const float g = ToFloat(gate[row * gate_stride + i]);
     const float u = ToFloat(up[row * up_stride + i]);
-    out[row * out_stride + i] = FromFloat<T>(Act::Apply(g) * u);
+    out[row * out_stride + i] = FromFloat<T>(Act::template Apply<T>(g) * u);
   }
 };
 
