@@ -19,7 +19,8 @@
 // the edge elements go to the row's first block. Launched overlapped
 // (common/overlap.cuh).
 //
-// measured: not yet (run kbuild bench on the H200).
+// measured (H200, 2026-12-02, kbuild bench, bf16): 2x6144x2048 40.5 us, 88% of
+// copy; 0.89-1.04x torch.compile (results/h200-2026-12-02/run-1249).
 
 #include "common/launch.cuh"
 #include "common/overlap.cuh"
