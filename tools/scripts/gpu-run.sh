@@ -47,7 +47,9 @@
 # ("template:budget[:seconds] ...", e.g. "rmsnorm:24 gemm_fp32:48:560") runs `kbuild tune` on a
 # fresh project of each (its shipped kbuild.toml space; the entry's seconds, else
 # GPU_RUN_TUNE_TIME, default 480, after which no new variant starts: about 10-12 s of GPU a
-# variant on the H200) and keeps its summary, heatmap, dispatch header and history.
+# rmsnorm variant on the H200, 32 s a rope one, whose quick tests are longer; the defaults'
+# and the finalists' full suites come on top, 2-3 minutes each for rope) and keeps its
+# summary, heatmap, dispatch header and history.
 # GPU_RUN_OPTIMIZE (scripted, builtin, or 1 for both) runs kbuild optimize's acceptance
 # (tools/optimize_acceptance/run.sh) and keeps its histories, summaries and check in
 # logs/optimize/. With GPU_RUN_TEMPLATES=none GPU_RUN_SELFTESTS=0 in --trust mode only kbuild's
