@@ -81,10 +81,10 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   const auto rotate_pair = [&](Vec<T, V>& a, int i, const Vec<N, V>& wa, const Vec<W, V>& ca,
                                const Vec<W, V>& sa, Vec<T, V>& b, int j, const Vec<N, V>& wb,
                                const Vec<W, V>& cb, const Vec<W, V>& sb) {
-    const float x1 = a.Get(i) * scale * wa.Get(i);
-    const float x2 = b.Get(j) * scale * wb.Get(j);
-    a.Set(i, x1 * ca.Get(i) - x2 * sa.Get(i));  // Set rounds to T
-    b.Set(j, x2 * cb.Get(j) + x1 * sb.Get(j));
+    const RotatedPair r = RotatePair(a.Get(i) * scale * wa.Get(i), b.Get(j) * scale * wb.Get(j),
+                                     ca.Get(i), sa.Get(i), cb.Get(j), sb.Get(j));
+    a.Set(i, r.first);  // Set rounds to T
+    b.Set(j, r.second);
   };
   if constexpr (kInterleaved) {  // pairs (2p, 2p + 1) inside each vector
 #pragma unroll

@@ -115,6 +115,8 @@ struct TableAngles {
     return {at(cos, row + lo), at(cos, row + hi), at(sin, row + lo), at(sin, row + hi)};
   }
 
+  // As floats. Not through Load: converting its Chunk here made ptxas spill
+  // 8 bytes in one rope kernel (fp16, 8-byte vectors, fp32 tables; CUDA 13.0).
   template <int V, bool kInterleaved>
   __device__ __forceinline__ void Get(int64_t b, int64_t s, int h, int lo, int hi, const double*,
                                       float (&c)[2 * V], float (&sn)[2 * V]) const {
@@ -219,19 +221,30 @@ struct LtxVideoAngles {
   }
 };
 
-// The rotation of one chunk in fp32: y = x * cos + rotate(x) * sin, element
-// by element, rotate(x) = (-x2, x1) for each pair (x1, x2). x holds the low
-// vector's V values, then the high vector's.
+// One rotation pair (x1, x2) in fp32, each element with its own cos and
+// sin: rotate(x) = (-x2, x1), so (x1 c1 - x2 s1, x2 c2 + x1 s2).
+struct RotatedPair {
+  float first;
+  float second;
+};
+__device__ __forceinline__ RotatedPair RotatePair(float x1, float x2, float c1, float s1, float c2,
+                                                  float s2) {
+  return {x1 * c1 - x2 * s1, x2 * c2 + x1 * s2};
+}
+
+// The rotation of one chunk in fp32, pair by pair. x holds the low vector's
+// V values, then the high vector's; pairs are (i, i + V) across the two
+// vectors (half-split) or (2p, 2p + 1) (interleaved).
 template <int V, bool kInterleaved>
 __device__ __forceinline__ void RotateValues(const float (&x)[2 * V], const float (&c)[2 * V],
                                              const float (&s)[2 * V], float (&y)[2 * V]) {
 #pragma unroll
-  for (int k = 0; k < 2 * V; ++k) {
-    // Half-split pairs (k, k + V) of the two vectors; interleaved (2p, 2p + 1).
-    const int partner = kInterleaved ? (k ^ 1) : (k < V ? k + V : k - V);
-    const bool first = kInterleaved ? (k % 2 == 0) : (k < V);
-    const float rotated = first ? -x[partner] : x[partner];
-    y[k] = x[k] * c[k] + rotated * s[k];
+  for (int p = 0; p < V; ++p) {
+    const int a = kInterleaved ? 2 * p : p;
+    const int b = kInterleaved ? 2 * p + 1 : p + V;
+    const RotatedPair r = RotatePair(x[a], x[b], c[a], s[a], c[b], s[b]);
+    y[a] = r.first;
+    y[b] = r.second;
   }
 }
 
