@@ -80,17 +80,14 @@ int main(int argc, char** argv) {
     const int bus_bits = Attribute(cudaDevAttrGlobalMemoryBusWidth, d);
     const int mem_khz = Attribute(cudaDevAttrMemoryClockRate, d);
     const int sm_khz = Attribute(cudaDevAttrClockRate, d);  // the SMs' boost clock
-    // Double data rate: two transfers per clock.
-    const double theoretical = 2.0 * mem_khz * 1e3 * (bus_bits / 8.0) / 1e9;
     std::printf("%s{\"index\": %d, \"name\": \"%s\", \"uuid\": \"", d ? ", " : "", d, p.name);
     PrintUuid(p.uuid);
     std::printf(
         "\", \"capability\": \"%d.%d\", \"sm_count\": %d, \"l2_bytes\": %d, "
         "\"shared_mem_per_block_optin\": %zu, \"memory_bytes\": %zu, "
-        "\"memory_bus_bits\": %d, \"memory_clock_khz\": %d, \"theoretical_gbps\": %.1f, "
-        "\"sm_clock_khz\": %d",
+        "\"memory_bus_bits\": %d, \"memory_clock_khz\": %d, \"sm_clock_khz\": %d",
         p.major, p.minor, p.multiProcessorCount, p.l2CacheSize, p.sharedMemPerBlockOptin,
-        p.totalGlobalMem, bus_bits, mem_khz, theoretical, sm_khz);
+        p.totalGlobalMem, bus_bits, mem_khz, sm_khz);
     if (bench) std::printf(", \"copy_gbps\": %.1f", CopyBandwidth(d));
     std::printf("}");
   }

@@ -21,6 +21,15 @@ double Fp32PeakTflops(const GpuInfo& g) {
   return harness::TheoreticalPeakTflops(harness::ComputeUnit::kFp32CudaCores, facts);
 }
 
+// From the probe's memory clock and bus width, by the harness's formula (the
+// one its impossibility check uses).
+double DramGbps(const nlohmann::json& device) {
+  harness::GpuClockFacts facts;
+  facts.memory_clock_khz = device.value("memory_clock_khz", 0.0);
+  facts.memory_bus_bits = device.value("memory_bus_bits", 0);
+  return harness::TheoreticalDramGbps(facts);
+}
+
 }  // namespace
 
 nlohmann::json GpuInfoToJson(const GpuInfo& g) {
@@ -65,7 +74,7 @@ Expected<GpuProbeResult> ParseGpuProbeOutput(const std::string& output) {
     g.shared_mem_per_block_optin = d.value("shared_mem_per_block_optin", 0LL);
     g.memory_bytes = d.value("memory_bytes", 0LL);
     g.memory_bus_bits = d.value("memory_bus_bits", 0);
-    g.theoretical_gbps = d.value("theoretical_gbps", 0.0);
+    g.theoretical_gbps = DramGbps(d);
     g.sm_clock_khz = d.value("sm_clock_khz", 0);
     g.fp32_tflops = Fp32PeakTflops(g);
     if (d.contains("copy_gbps") && d["copy_gbps"].is_number() && d["copy_gbps"].get<double>() > 0) {
