@@ -7,12 +7,14 @@
 // and k head h where they exist, so one angle serves both. A thread visits
 // slots g, g + groups, ... one after the other, with one angle computation
 // for all of them unless the angles differ per head (per-head tables,
-// LTX-Video). One head's chunk is held at a time, so registers stay at 48
-// (computed angles) to 76 (half-split tables) with 16-byte vectors (ptxas,
-// sm_90a): 3-5 blocks per SM.
+// LTX-Video). One head's chunk is held at a time, and the angles as their
+// source has them (V float pairs, or the tables' raw vectors), so registers
+// stay at 48 (computed angles, interleaved bf16 tables) to 58 (half-split
+// bf16 tables) and 76 (fp32 tables) with 16-byte vectors (ptxas, sm_90a):
+// 3-5 blocks per SM.
 //
-// Angle sources (Get fills the cos and sin of the chunk's 2V elements, in
-// the order of the two vectors):
+// Angle sources (Get returns the chunk's angles as a Held value: Cos(k) and
+// Sin(k) of element k, the low vector's V, then the high vector's):
 //   TableAngles     cos / sin tensors read at each element's position (a
 //                   table may differ per head: head_stride != 0).
 //   PositionAngles  integer positions: angle_i = pos * theta^(-2i / d).
@@ -35,7 +37,6 @@
 namespace rope_kernels {
 
 using kernels_common::BodyVector;
-using kernels_common::LoadWeights;
 using kernels_common::RowSpan;
 using kernels_common::Vec;
 
@@ -65,17 +66,17 @@ struct RopeGrid {
   int half;         // d / 2: rotation pairs per head
 };
 
-// Expands V per-pair angles (pair cV + p) into the 2V elements of a chunk.
+// Computed angles of a chunk, one per rotation pair (pair cV + p): element
+// k of the chunk (the low vector's V, then the high vector's) takes pair
+// k / 2 (interleaved) or k % V (half-split).
 template <int V, bool kInterleaved>
-__device__ __forceinline__ void ExpandPairs(const float (&pc)[V], const float (&ps)[V],
-                                            float (&c)[2 * V], float (&s)[2 * V]) {
-#pragma unroll
-  for (int k = 0; k < 2 * V; ++k) {
-    const int p = kInterleaved ? k / 2 : k % V;
-    c[k] = pc[p];
-    s[k] = ps[p];
-  }
-}
+struct PairAngles {
+  float c[V];
+  float s[V];
+  __device__ __forceinline__ float Cos(int k) const { return c[kInterleaved ? k / 2 : k % V]; }
+  __device__ __forceinline__ float Sin(int k) const { return s[kInterleaved ? k / 2 : k % V]; }
+  __device__ __forceinline__ void Hide() {}  // floats already: nothing to hoist
+};
 
 // cos and sin of 2 pi * turns, reduced in float64 first.
 __device__ __forceinline__ void SinCosTurns(double turns, float* s, float* c) {
@@ -98,12 +99,33 @@ struct TableAngles {
   __device__ __forceinline__ bool PerHead() const { return head_stride != 0; }
 
   // The cos and sin of elements lo .. lo + V - 1 and hi .. hi + V - 1, as
-  // read (W), for a kernel that loads them long before it uses them and
-  // converts each value where it is used (fewer registers for 16-bit tables).
+  // read (W): held in their own dtype and converted where each is used, so
+  // 16-bit tables take half the registers of floats (ptxas, sm_90a).
   template <int V>
   struct Chunk {
     Vec<W, V> cos_lo, cos_hi, sin_lo, sin_hi;
+    // Element k of the chunk: the low vector's V, then the high vector's.
+    __device__ __forceinline__ float Cos(int k) const {
+      return k < V ? cos_lo.Get(k) : cos_hi.Get(k - V);
+    }
+    __device__ __forceinline__ float Sin(int k) const {
+      return k < V ? sin_lo.Get(k) : sin_hi.Get(k - V);
+    }
+    // Hides the values from the compiler at the top of each slot, so it
+    // cannot convert them once, before the loop, and hold 4V floats: 72 ->
+    // 58 registers (bf16 tables, half-split; ptxas, sm_90a, CUDA 13.0).
+    __device__ __forceinline__ void Hide() {
+      if constexpr (sizeof(Vec<W, V>) % 4 == 0) {
+        auto* words = reinterpret_cast<uint32_t*>(this);
+#pragma unroll
+        for (int i = 0; i < static_cast<int>(sizeof(*this) / 4); ++i) {
+          asm volatile("" : "+r"(words[i]));
+        }
+      }
+    }
   };
+  template <int V, bool kInterleaved>
+  using Held = Chunk<V>;
 
   // Aligned: the launch picked V so every table row and chunk is (PlanRope).
   template <int V>
@@ -115,27 +137,10 @@ struct TableAngles {
     return {at(cos, row + lo), at(cos, row + hi), at(sin, row + lo), at(sin, row + hi)};
   }
 
-  // As floats. Not through Load: converting its Chunk here made ptxas spill
-  // 8 bytes in one rope kernel (fp16, 8-byte vectors, fp32 tables; CUDA 13.0).
   template <int V, bool kInterleaved>
-  __device__ __forceinline__ void Get(int64_t b, int64_t s, int h, int lo, int hi, const double*,
-                                      float (&c)[2 * V], float (&sn)[2 * V]) const {
-    const int64_t row = b * batch_stride + s * seq_stride + h * head_stride;
-    LoadChunk<V>(cos, row, lo, hi, c);
-    LoadChunk<V>(sin, row, lo, hi, sn);
-  }
-
-  // Elements lo .. lo + V - 1 and hi .. hi + V - 1 of a table row, as floats.
-  template <int V>
-  __device__ __forceinline__ static void LoadChunk(const W* table, int64_t row, int lo, int hi,
-                                                   float (&out)[2 * V]) {
-    float part[V];
-    LoadWeights<W, V>(table, row + lo, part);
-#pragma unroll
-    for (int i = 0; i < V; ++i) out[i] = part[i];
-    LoadWeights<W, V>(table, row + hi, part);
-#pragma unroll
-    for (int i = 0; i < V; ++i) out[V + i] = part[i];
+  __device__ __forceinline__ Chunk<V> Get(int64_t b, int64_t s, int h, int lo, int hi,
+                                          const double*) const {
+    return Load<V>(b, s, h, lo, hi);
   }
 };
 
@@ -157,14 +162,17 @@ struct PositionAngles {
   }
 
   template <int V, bool kInterleaved>
-  __device__ __forceinline__ void Get(int64_t b, int64_t s, int, int lo, int, const double* turns,
-                                      float (&c)[2 * V], float (&sn)[2 * V]) const {
+  using Held = PairAngles<V, kInterleaved>;
+
+  template <int V, bool kInterleaved>
+  __device__ __forceinline__ PairAngles<V, kInterleaved> Get(int64_t b, int64_t s, int, int lo, int,
+                                                             const double* turns) const {
     const double pos = static_cast<double>(positions[b * batch_stride + s]);
     const int first = kInterleaved ? lo / 2 : lo;  // pair of element lo
-    float pc[V], ps[V];
+    PairAngles<V, kInterleaved> out;
 #pragma unroll
-    for (int p = 0; p < V; ++p) SinCosTurns(pos * turns[first + p], &ps[p], &pc[p]);
-    ExpandPairs<V, kInterleaved>(pc, ps, c, sn);
+    for (int p = 0; p < V; ++p) SinCosTurns(pos * turns[first + p], &out.s[p], &out.c[p]);
+    return out;
   }
 };
 
@@ -194,8 +202,11 @@ struct LtxVideoAngles {
   }
 
   template <int V, bool kInterleaved>
-  __device__ __forceinline__ void Get(int64_t, int64_t s, int h, int lo, int, const double* turns,
-                                      float (&c)[2 * V], float (&sn)[2 * V]) const {
+  using Held = PairAngles<V, kInterleaved>;
+
+  template <int V, bool kInterleaved>
+  __device__ __forceinline__ PairAngles<V, kInterleaved> Get(int64_t, int64_t s, int h, int lo, int,
+                                                             const double* turns) const {
     static_assert(kInterleaved, "LTX-Video pairs channels 2i and 2i + 1");
     const int64_t plane = static_cast<int64_t>(height) * width;
     const double coord[3] = {static_cast<double>(s / plane), static_cast<double>(s % plane / width),
@@ -204,20 +215,20 @@ struct LtxVideoAngles {
 #pragma unroll
     for (int a = 0; a < 3; ++a) unit[a] = 2.0 * (coord[a] * scale[a]) - 1.0;
     const int first = h * half + lo / 2 - pad_pairs;  // pair past the padding
-    float pc[V], ps[V];
+    PairAngles<V, true> out;
 #pragma unroll
     for (int p = 0; p < V; ++p) {
       const int q = first + p;
       if (q < 0) {
-        pc[p] = 1.f;
-        ps[p] = 0.f;
+        out.c[p] = 1.f;
+        out.s[p] = 0.f;
       } else {
         const int a = q % 3;
         const double u = a == 0 ? unit[0] : a == 1 ? unit[1] : unit[2];
-        SinCosTurns(turns[q / 3] * u, &ps[p], &pc[p]);
+        SinCosTurns(turns[q / 3] * u, &out.s[p], &out.c[p]);
       }
     }
-    ExpandPairs<V, true>(pc, ps, c, sn);
+    return out;
   }
 };
 
@@ -232,52 +243,35 @@ __device__ __forceinline__ RotatedPair RotatePair(float x1, float x2, float c1, 
   return {x1 * c1 - x2 * s1, x2 * c2 + x1 * s2};
 }
 
-// The rotation of one chunk in fp32, pair by pair. x holds the low vector's
-// V values, then the high vector's; pairs are (i, i + V) across the two
-// vectors (half-split) or (2p, 2p + 1) (interleaved).
-template <int V, bool kInterleaved>
-__device__ __forceinline__ void RotateValues(const float (&x)[2 * V], const float (&c)[2 * V],
-                                             const float (&s)[2 * V], float (&y)[2 * V]) {
+// Rotates one chunk in registers, pair by pair in fp32, rounding once to T.
+// Pairs are (i, i + V) across the two vectors (half-split) or (2p, 2p + 1)
+// (interleaved); element k of the chunk is the low vector's k < V, then the
+// high vector's. Angles: a source's Held chunk (Cos(k), Sin(k)).
+template <typename T, int V, bool kInterleaved, typename Held>
+__device__ __forceinline__ void Rotate(Vec<T, V>& lo, Vec<T, V>& hi, const Held& angles) {
+  const auto at = [&](int k) -> float { return k < V ? lo.Get(k) : hi.Get(k - V); };
+  const auto set = [&](int k, float v) { k < V ? lo.Set(k, v) : hi.Set(k - V, v); };
 #pragma unroll
   for (int p = 0; p < V; ++p) {
     const int a = kInterleaved ? 2 * p : p;
     const int b = kInterleaved ? 2 * p + 1 : p + V;
-    const RotatedPair r = RotatePair(x[a], x[b], c[a], s[a], c[b], s[b]);
-    y[a] = r.first;
-    y[b] = r.second;
-  }
-}
-
-// Rotates one chunk in registers, rounding once to T.
-template <typename T, int V, bool kInterleaved>
-__device__ __forceinline__ void Rotate(Vec<T, V>& lo, Vec<T, V>& hi, const float (&c)[2 * V],
-                                       const float (&s)[2 * V]) {
-  float x[2 * V];
-#pragma unroll
-  for (int i = 0; i < V; ++i) {
-    x[i] = lo.Get(i);
-    x[V + i] = hi.Get(i);
-  }
-  float y[2 * V];
-  RotateValues<V, kInterleaved>(x, c, s, y);
-#pragma unroll
-  for (int i = 0; i < V; ++i) {
-    lo.Set(i, y[i]);
-    hi.Set(i, y[V + i]);
+    const RotatedPair r = RotatePair(at(a), at(b), angles.Cos(a), angles.Sin(a), angles.Cos(b),
+                                     angles.Sin(b));
+    set(a, r.first);
+    set(b, r.second);
   }
 }
 
 // Rotates head h's chunk of `rows` (if the tensor has head h) in place.
-template <typename T, int V, bool kInterleaved>
+template <typename T, int V, bool kInterleaved, typename Held>
 __device__ __forceinline__ void RotateChunk(const HeadRows<T>& rows, int64_t b, int64_t s, int h,
-                                            int lo_vec, int hi_vec, const float (&c)[2 * V],
-                                            const float (&sn)[2 * V]) {
+                                            int lo_vec, int hi_vec, const Held& angles) {
   if (h >= rows.heads) return;
   const RowSpan whole{0, 0, 0};
   T* row = rows.Row(b, s, h);
   Vec<T, V> lo = *BodyVector<V, false>(row, whole, lo_vec);
   Vec<T, V> hi = *BodyVector<V, false>(row, whole, hi_vec);
-  Rotate<T, V, kInterleaved>(lo, hi, c, sn);
+  Rotate<T, V, kInterleaved>(lo, hi, angles);
   *BodyVector<V, false>(row, whole, lo_vec) = lo;
   *BodyVector<V, false>(row, whole, hi_vec) = hi;
 }
@@ -306,17 +300,14 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   const int lo_vec = kInterleaved ? 2 * chunk : chunk;
   const int hi_vec = kInterleaved ? 2 * chunk + 1 : grid.chunks + chunk;
 
-  float c[2 * V], sn[2 * V];
+  typename Angles::template Held<V, kInterleaved> held;
   const bool per_head = angles.PerHead();
-  if (!per_head) {
-    angles.template Get<V, kInterleaved>(b, s, 0, lo_vec * V, hi_vec * V, turns, c, sn);
-  }
+  if (!per_head) held = angles.template Get<V, kInterleaved>(b, s, 0, lo_vec * V, hi_vec * V, turns);
   for (int h = group; h < grid.slots; h += grid.groups) {
-    if (per_head) {
-      angles.template Get<V, kInterleaved>(b, s, h, lo_vec * V, hi_vec * V, turns, c, sn);
-    }
-    RotateChunk<T, V, kInterleaved>(q, b, s, h, lo_vec, hi_vec, c, sn);
-    RotateChunk<T, V, kInterleaved>(k, b, s, h, lo_vec, hi_vec, c, sn);
+    if (per_head) held = angles.template Get<V, kInterleaved>(b, s, h, lo_vec * V, hi_vec * V, turns);
+    else held.Hide();
+    RotateChunk<T, V, kInterleaved>(q, b, s, h, lo_vec, hi_vec, held);
+    RotateChunk<T, V, kInterleaved>(k, b, s, h, lo_vec, hi_vec, held);
   }
 }
 
