@@ -18,12 +18,21 @@
 
 namespace kernels_common {
 
-// Each activation's Apply<T> computes in float32 for an output of dtype T
-// (GeluErf picks its accuracy by T; the others need not).
+// Each activation's Apply<T> computes in float32 for an output of dtype T;
+// Refine<T, V> may then redo, for a vector of V, the rare values Apply's
+// fast form gets wrong (GeluErf's tail; the others have none). Keeping the
+// rare path out of Apply leaves the V computations free of branches, so the
+// compiler interleaves them.
+
+// No values to redo.
+struct NoRefine {
+  template <typename T, int V>
+  __device__ __forceinline__ static void Refine(const float (&)[V], float (&)[V]) {}
+};
 
 // silu(x) = x * sigmoid(x) = x / (1 + e^-x). __expf: ~2 + 1.2|x| ulp, inside
 // the fp32 tolerance; e^-x = inf for x < -88 gives -0, the limit.
-struct Silu {
+struct Silu : NoRefine {
   template <typename T>
   __device__ __forceinline__ static float Apply(float x) {
     return x / (1.f + __expf(-x));
@@ -34,18 +43,34 @@ struct Silu {
 // 1 + erf(t) cancels in the negative tail: its absolute error of ~6e-8 is a
 // relative one of 6e-8 / (1 + erf(t)) (at x = -5 one significant digit of
 // 5.7e-7 is left, far past the fp32 rtol once up scales it). Past kTail,
-// where that would exceed a tenth of the output's rtol, erfc(-t) is used
-// instead: full precision, about twice the instructions. kTail is t = -1.5
-// for fp32 (error <= 1.8e-6) and -2.5 for 16-bit outputs (<= 1.5e-4). Random
-// inputs rarely reach it, so a warp seldom runs both: with erfc for every
-// x < 0 (both, in most warps) geglu ran at 41% of copy bandwidth (H200,
-// 2026-12-02, bf16), compute-bound.
+// where that would exceed a tenth of the output's rtol, Refine redoes the
+// value with erfc(-t): full precision, about twice the instructions. kTail
+// is t = -1.5 for fp32 (error <= 1.8e-6) and -2.5 for 16-bit outputs
+// (<= 1.5e-4). Random inputs rarely reach it, so Refine's branch is seldom
+// taken. With erfc for every x < 0 geglu ran at 41% of copy bandwidth (H200,
+// 2026-12-02, bf16), with a branch per element (erfc past kTail inside
+// Apply) at 72%: both compute-bound.
 struct GeluErf {
   template <typename T>
+  static constexpr float kTail = sizeof(T) == 4 ? -1.5f : -2.5f;
+  static constexpr float kInvSqrt2 = 0.70710678118654752f;
+
+  template <typename T>
   __device__ __forceinline__ static float Apply(float x) {
-    constexpr float kTail = sizeof(T) == 4 ? -1.5f : -2.5f;
-    const float t = x * 0.70710678118654752f;
-    return 0.5f * x * (t < kTail ? erfcf(-t) : 1.f + erff(t));
+    return 0.5f * x * (1.f + erff(x * kInvSqrt2));
+  }
+
+  template <typename T, int V>
+  __device__ __forceinline__ static void Refine(const float (&x)[V], float (&y)[V]) {
+    bool any = false;
+#pragma unroll
+    for (int i = 0; i < V; ++i) any |= x[i] * kInvSqrt2 < kTail<T>;
+    if (!any) return;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      const float t = x[i] * kInvSqrt2;
+      if (t < kTail<T>) y[i] = 0.5f * x[i] * erfcf(-t);
+    }
   }
 };
 
@@ -53,7 +78,7 @@ struct GeluErf {
 // F.gelu(approximate="tanh"), as x / (1 + e^(-2 inner)), the same value
 // without the cancellation of 1 + tanh near -1 (negative x). The limits are
 // exact: e^-2inner = inf (x^3 overflowing included) gives -0, 0 gives x.
-struct GeluTanh {
+struct GeluTanh : NoRefine {
   template <typename T>
   __device__ __forceinline__ static float Apply(float x) {
     const float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
@@ -75,16 +100,24 @@ struct GatedOp {
   __device__ __forceinline__ void Vector(int64_t row, const RowSpan& span, int idx) const {
     const Vec<T, V> g = *BodyVector<V, kSplit>(gate + row * gate_stride, span, idx);
     const Vec<T, V> u = *BodyVector<V, kSplit>(up + row * up_stride, span, idx);
+    float x[V], a[V];
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      x[i] = g.Get(i);
+      a[i] = Act::template Apply<T>(x[i]);
+    }
+    Act::template Refine<T, V>(x, a);
     Vec<T, V> o;
 #pragma unroll
-    for (int i = 0; i < V; ++i) o.Set(i, Act::template Apply<T>(g.Get(i)) * u.Get(i));
+    for (int i = 0; i < V; ++i) o.Set(i, a[i] * u.Get(i));
     *BodyVector<V, kSplit>(out + row * out_stride, span, idx) = o;
   }
 
   __device__ __forceinline__ void Element(int64_t row, int i) const {
-    const float g = ToFloat(gate[row * gate_stride + i]);
-    const float u = ToFloat(up[row * up_stride + i]);
-    out[row * out_stride + i] = FromFloat<T>(Act::template Apply<T>(g) * u);
+    const float g[1] = {ToFloat(gate[row * gate_stride + i])};
+    float a[1] = {Act::template Apply<T>(g[0])};
+    Act::template Refine<T, 1>(g, a);
+    out[row * out_stride + i] = FromFloat<T>(a[0] * ToFloat(up[row * up_stride + i]));
   }
 };
 
