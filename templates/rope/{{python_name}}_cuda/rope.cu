@@ -31,9 +31,9 @@
 // a head is d / 2 / V neighbouring lanes, 16-byte vectors only, its sum of
 // squares a shuffle butterfly; the same bytes as rope plus the two weights.
 //
-// measured (H200, 2026-12-02; results/h200-2026-12-02/run-1249): positions
-// 1x32768x32x8x128 bf16 169 us, 94% of copy; tables 182 us, 89%, 0.93x
-// torch.compile, 0.94x Liger.
+// measured (H200, 2026-12-02; results/h200-2026-12-02/run-1659): positions
+// 1x32768x32x8x128 bf16 170 us, 94% of copy; tables 172 us, 95%, 0.98x
+// torch.compile, 0.99x Liger.
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,10 @@
 // The QK-norm + rope kernel (Qwen3's attention): each head of q and k is
 // normalized (y = x * rsqrt(mean(x^2) + eps) * w, w per q or k) and rotated,
 // in place, one read and one write of q and k in all: 2 x (q + k) bytes plus
-// the tables. H200 (2026-12-02, loads under `if (valid)`: 80 registers in
-// bf16, 64 in fp16): 1x32768 tokens, 32 + 8 heads of 128, bf16 274 us (59% of
-// copy), fp16 225 us (72%); this version (48 registers) not yet measured.
+// the tables. H200 (2026-12-02, results/h200-2026-12-02/run-1659), 1x32768
+// tokens, 32 + 8 heads of 128: bf16 220 us (74% of copy, 1.08x torch.compile),
+// fp16 213 us (77%, 1.05x), at 48 registers; loads under `if (valid)` (80
+// registers in bf16) took 274 us.
 //
 // Work split. A row is one head of one token; its d / 2 / V chunks (V
 // rotation pairs as two Vec<T, V>, as RopeKernel holds them) go to `chunks`
