@@ -16,9 +16,10 @@ def profile_step(fn: Callable[[], object], namespaces: Iterable[str], steps: int
                  ) -> Dict[str, float]:
     """Microseconds of GPU time per step: total, gemm, attention, ours (the
     kernels our ops launched, attributed through the op events of the given
-    namespaces) and other; plus each part's share of the total, and the
+    namespaces) and other; plus each part's share of the total, the
     kernels launched per step (a step whose wall time is far above its GPU
-    total is bound by the host's launches, not by the GPU)."""
+    total is bound by the host's launches, not by the GPU) and ours_cpu, the
+    host microseconds spent inside our ops' calls."""
     fn()
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
@@ -36,8 +37,9 @@ def profile_step(fn: Callable[[], object], namespaces: Iterable[str], steps: int
         elif ATTENTION.search(event.name):
             parts["attention"] += event.device_time
     prefixes = tuple(ns + "::" for ns in namespaces)
-    parts["ours"] = sum(row.device_time_total for row in prof.key_averages()
-                        if row.key.startswith(prefixes)) if prefixes else 0.0
+    ours_rows = [row for row in prof.key_averages() if prefixes and row.key.startswith(prefixes)]
+    parts["ours"] = sum(row.device_time_total for row in ours_rows)
+    parts["ours_cpu"] = sum(row.cpu_time_total for row in ours_rows)
     parts["other"] = parts["total"] - parts["gemm"] - parts["attention"] - parts["ours"]
     out = {k: v / steps for k, v in parts.items()}
     for k in ("gemm", "attention", "ours", "other"):

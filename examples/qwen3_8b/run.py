@@ -145,14 +145,20 @@ def table(results) -> str:
 
 
 def gpu_table(results) -> str:
-    """Per case and column: the profiler's GPU time per call and the kernels
-    it launched. Wall time well above GPU time means the host's launches
-    bound the call, not the GPU."""
-    lines = ["| case | " + " | ".join(f"{c}: GPU ms, kernels" for c in COLUMNS) + " |",
-             "|---" * (len(COLUMNS) + 1) + "|"]
+    """Per case and column: the profiler's GPU time per call, the host time
+    until the call returned, our ops' share of that host time and the
+    kernels launched. Wall time well above GPU time means the host bounds
+    the call, not the GPU; the host columns say where its time goes."""
+    lines = ["| case | " + " | ".join(f"{c}: GPU ms, host ms (ours), kernels" for c in COLUMNS)
+             + " |", "|---" * (len(COLUMNS) + 1) + "|"]
     for case, row in results["gpu_time"].items():
-        lines.append(f"| {case} | " + " | ".join(
-            f"{row[c]['total'] / 1000:.2f}, {row[c]['kernels']:.0f}" for c in COLUMNS) + " |")
+        cells = []
+        for c in COLUMNS:
+            host = results["times_ms"][case][c].get("host_ms", float("nan"))
+            ours = row[c].get("ours_cpu", 0.0) / 1000
+            cells.append(f"{row[c]['total'] / 1000:.2f}, {host:.2f} ({ours:.2f}), "
+                         f"{row[c]['kernels']:.0f}")
+        lines.append(f"| {case} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

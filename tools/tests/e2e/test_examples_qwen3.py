@@ -119,21 +119,24 @@ def test_patched_model_exports_in_one_graph_with_the_real_kernels(built_projects
 def test_tables_show_wall_time_ratios_and_gpu_time_per_column():
     """run.py's two tables from made-up numbers: the ratios are eager over
     eager + ours and compile over compile + ours; the GPU table shows each
-    column's profiler time and kernels per call."""
+    column's profiler time, host time (our ops' part in brackets) and
+    kernels per call."""
     run = load_run_module("qwen3_8b")
     case = "prefill 1x512"
     wall = dict(zip(run.COLUMNS, (30.0, 20.0, 15.0, 12.0)))
     results = {
         "cases": {case: 512},
-        "times_ms": {case: {c: {"median_ms": ms} for c, ms in wall.items()}},
-        "gpu_time": {case: {c: {"total": 1000.0 * ms / 2, "kernels": 100 + i}
+        "times_ms": {case: {c: {"median_ms": ms, "host_ms": ms - 1} for c, ms in wall.items()}},
+        "gpu_time": {case: {c: {"total": 1000.0 * ms / 2, "kernels": 100 + i,
+                                "ours_cpu": 100.0 * i}
                        for i, (c, ms) in enumerate(wall.items())}},
     }
     row = run.table(results).splitlines()[2]
     assert row.startswith(f"| {case} | 30.00 ms | 20.00 ms | 15.00 ms | 12.00 ms |")
     assert "| 1.500x | 1.250x | 42,667 |" in row
     gpu_row = run.gpu_table(results).splitlines()[2]
-    assert gpu_row == f"| {case} | 15.00, 100 | 10.00, 101 | 7.50, 102 | 6.00, 103 |"
+    assert gpu_row == (f"| {case} | 15.00, 29.00 (0.00), 100 | 10.00, 19.00 (0.10), 101 "
+                       f"| 7.50, 14.00 (0.20), 102 | 6.00, 11.00 (0.30), 103 |")
 
 
 def test_decode_step_has_a_cache_slot_for_every_call_of_a_column():
