@@ -14,10 +14,9 @@
 // 16-byte body and scalar tail; otherwise (one [..., 2d] tensor of odd d,
 // offset views) the widest vectors every tensor allows, down to scalars.
 //
-// measured (H200, 2026-12-02, kbuild bench, bf16): tanh 12288x8192 158 us, 90% of
-// copy, 0.90x torch.compile; exact 347 us, 41%, 0.48x, with erfc computed for
-// every x < 0 (common/gated_act.cuh now computes it in the far tail only; not
-// yet measured).
+// measured (H200, 2026-12-02, kbuild bench, bf16; results/h200-2026-12-02/
+// run-1719): tanh 12288x8192 158 us, 90% of copy, 0.90x torch.compile; exact
+// 189 us, 76%, 0.88x (compute-bound: erff's ~41 instructions per element).
 
 #include "common/gated_act.cuh"
 #include "geglu.h"
