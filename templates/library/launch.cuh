@@ -128,18 +128,20 @@ struct RowLaunch {
 // cudaErrorInvalidConfiguration. row_tensors: the tensors read or written
 // row by row (x and y, or x and residual), of elem_bytes elements.
 // max_vecs: the op's register budget, max_group_warps its largest block on
-// the short-row paths (PlanRows).
+// the short-row paths, short_row_vecs the vectors a lane holds there
+// (PlanRows).
 inline cudaError_t PlanRowLaunch(int64_t rows, int64_t hidden, int elem_bytes,
                                  std::initializer_list<VectorAccess> row_tensors,
                                  VectorAccess weight, RowLaunch* out,
                                  int max_vecs = kDefaultRowVecs,
-                                 int max_group_warps = kMaxGroupWarps) {
+                                 int max_group_warps = kMaxGroupWarps,
+                                 int short_row_vecs = 1) {
   if (rows <= 0 || hidden <= 0 || hidden > (int64_t{1} << 30)) {
     return cudaErrorInvalidValue;
   }
   out->access = ChooseRowAccess(16 / elem_bytes, hidden, row_tensors, weight);
   out->plan = PlanRows(rows, out->access.vectors, CachedSmCount(),
-                       CachedThreadsPerSm(), max_vecs, max_group_warps);
+                       CachedThreadsPerSm(), max_vecs, max_group_warps, short_row_vecs);
   out->inv_hidden = 1.f / static_cast<float>(hidden);
   if (out->plan.blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
   return cudaSuccess;
@@ -169,13 +171,19 @@ using PathTag = std::integral_constant<RowPath, kPath>;
 // for a register-resident path, loop_launch() for the two-pass one: the
 // launch status. kMaxVecs: the register budget the plan was made with
 // (PlanRows' max_vecs); no kernel holding more is instantiated.
-template <int kMaxVecs = kDefaultRowVecs, typename RegisterLaunch, typename LoopLaunch>
+// kShortRowVecs: PlanRows' short_row_vecs; the two-vector lanes-per-row
+// kernels are instantiated only when it is 2.
+template <int kMaxVecs = kDefaultRowVecs, int kShortRowVecs = 1, typename RegisterLaunch,
+          typename LoopLaunch>
 cudaError_t LaunchForPath(RowPath path, RegisterLaunch&& register_launch,
                           LoopLaunch&& loop_launch) {
   auto launch = [&](auto path_tag) -> cudaError_t {
     constexpr RowShape s = ShapeOf(decltype(path_tag)::value);
     if constexpr (s.vecs > kMaxVecs) {
       return cudaErrorInvalidValue;  // a plan made with a larger budget
+    } else if constexpr (s.group != kWarpSize && s.group != kWholeBlock &&
+                         s.vecs > kShortRowVecs) {
+      return cudaErrorInvalidValue;  // a plan made with two vectors a lane
     } else {
       return register_launch(std::integral_constant<int, s.vecs>{},
                              std::integral_constant<int, s.group>{});
@@ -188,6 +196,12 @@ cudaError_t LaunchForPath(RowPath path, RegisterLaunch&& register_launch,
       return launch(PathTag<RowPath::kLanes8>{});
     case RowPath::kLanes16:
       return launch(PathTag<RowPath::kLanes16>{});
+    case RowPath::kLanes4x2:
+      return launch(PathTag<RowPath::kLanes4x2>{});
+    case RowPath::kLanes8x2:
+      return launch(PathTag<RowPath::kLanes8x2>{});
+    case RowPath::kLanes16x2:
+      return launch(PathTag<RowPath::kLanes16x2>{});
     case RowPath::kWarp1:
       return launch(PathTag<RowPath::kWarp1>{});
     case RowPath::kWarp2:

@@ -11,7 +11,9 @@
 // of lanes or a whole block, hold its vectors in registers, so x is read
 // once; only rows longer than the registers hold loop over x twice:
 //   nv <= 32        4 / 8 / 16 / 32 lanes per row, one vector each: 8 / 4 / 2
-//                   / 1 rows per warp, 1-8 warps per block, no barrier
+//                   / 1 rows per warp, 1-8 warps per block, no barrier (or,
+//                   with short_row_vecs 2, half the lanes with two vectors
+//                   each from nv > 4 on: twice the bytes in flight a thread)
 //   nv <= 128       a warp per row, 2 or 4 vectors per lane (4: budget >= 4)
 //   nv <= 512, few  a block per row, nv threads, 1 vector each (when rows x
 //   rows            nv threads fit on the GPU at once: 528 rows of 4096 bf16
@@ -50,6 +52,9 @@ enum class RowPath {
   kLanes4,    // 4 lanes per row, 1 vector each: 8 rows per warp
   kLanes8,    // 8 lanes per row, 1 vector each: 4 rows per warp
   kLanes16,   // 16 lanes per row, 1 vector each: 2 rows per warp
+  kLanes4x2,  // 4 lanes per row, 2 vectors each: 8 rows per warp
+  kLanes8x2,  // 8 lanes per row, 2 vectors each: 4 rows per warp
+  kLanes16x2,  // 16 lanes per row, 2 vectors each: 2 rows per warp
   kWarp1,     // a warp per row, 1 vector per lane
   kWarp2,     // a warp per row, 2 vectors per lane
   kWarp4,     // a warp per row, 4 vectors per lane
@@ -75,6 +80,12 @@ constexpr RowShape ShapeOf(RowPath path) {
       return {8, 1};
     case RowPath::kLanes16:
       return {16, 1};
+    case RowPath::kLanes4x2:
+      return {4, 2};
+    case RowPath::kLanes8x2:
+      return {8, 2};
+    case RowPath::kLanes16x2:
+      return {16, 2};
     case RowPath::kWarp1:
       return {kWarpSize, 1};
     case RowPath::kWarp2:
@@ -129,9 +140,12 @@ inline RowPlan GroupPlan(RowPath path, int64_t rows, int sm_count, int max_warps
 // (CachedSmCount, CachedThreadsPerSm in launch.cuh); max_vecs is the op's
 // register budget: 2, 4 or 8 vectors per thread (launch with the same value
 // as LaunchForPath's kMaxVecs); max_group_warps bounds the blocks of the
-// lanes / warp per row paths (WarpsPerBlockForRows).
+// lanes / warp per row paths (WarpsPerBlockForRows); short_row_vecs (1 or 2,
+// launch with the same value as LaunchForPath's kShortRowVecs) the vectors
+// a lane holds on the lanes-per-row paths.
 inline RowPlan PlanRows(int64_t rows, int64_t nv, int sm_count, int threads_per_sm,
-                        int max_vecs = kDefaultRowVecs, int max_group_warps = kMaxGroupWarps) {
+                        int max_vecs = kDefaultRowVecs, int max_group_warps = kMaxGroupWarps,
+                        int short_row_vecs = 1) {
   const auto group = [&](RowPath path) { return GroupPlan(path, rows, sm_count, max_group_warps); };
   // Short rows, up to one vector per lane of a warp (256 bf16 / fp16 or 128
   // fp32 elements when aligned): the smallest group of lanes that gives each
@@ -139,6 +153,15 @@ inline RowPlan PlanRows(int64_t rows, int64_t nv, int sm_count, int threads_per_
   // A warp per row would idle 32 - nv lanes: half of them at 128 bf16
   // elements, three quarters at 64 (H200, 2026-12-01, bf16 [27030*24, 128]:
   // 42% of copy bandwidth that way, 92% with 16 lanes per row).
+  // Two vectors a lane hold twice the bytes in flight per thread at the same
+  // occupancy, as torch.compile's and Liger's short-row kernels do (ncu,
+  // H200, 2026-12-02: their 8 lanes x 2 vectors per row of 128 reached 82-84%
+  // of DRAM peak, our 16 x 1 80%). A tune knob until measured.
+  if (short_row_vecs == 2 && nv > 4 && nv <= kWarpSize) {
+    if (nv <= 8) return group(RowPath::kLanes4x2);
+    if (nv <= 16) return group(RowPath::kLanes8x2);
+    return group(RowPath::kLanes16x2);
+  }
   if (nv <= 4) return group(RowPath::kLanes4);
   if (nv <= 8) return group(RowPath::kLanes8);
   if (nv <= 16) return group(RowPath::kLanes16);

@@ -25,11 +25,14 @@ constexpr int kSms = 132;  // H200
 constexpr int kThreadsPerSm = 2048;
 
 void ExpectEveryRowAndVectorCovered(int64_t rows, int64_t nv,
-                                    int max_vecs = kernels_common::kDefaultRowVecs) {
-  const RowPlan p = PlanRows(rows, nv, kSms, kThreadsPerSm, max_vecs);
+                                    int max_vecs = kernels_common::kDefaultRowVecs,
+                                    int short_row_vecs = 1) {
+  const RowPlan p = PlanRows(rows, nv, kSms, kThreadsPerSm, max_vecs,
+                             kernels_common::kMaxGroupWarps, short_row_vecs);
   const RowShape s = ShapeOf(p.path);
   SCOPED_TRACE("rows " + std::to_string(rows) + ", vectors per row " + std::to_string(nv) +
-               ", budget " + std::to_string(max_vecs));
+               ", budget " + std::to_string(max_vecs) + ", short-row vectors " +
+               std::to_string(short_row_vecs));
   EXPECT_LE(s.vecs, max_vecs) << "a thread holds more than the op's register budget";
   EXPECT_EQ(p.threads % kWarpSize, 0);
   EXPECT_GE(p.threads, kWarpSize);
@@ -91,6 +94,33 @@ TEST(RowPlan, ShortRowsShareWarps) {
       EXPECT_TRUE(s.group == 4 || s.group / 2 < nv) << "group " << s.group;
     }
   }
+}
+
+// With two vectors a lane (a tune knob), rows of 5-32 vectors take half the
+// lanes: rows of 128 bf16 elements (16 vectors) 8 lanes of two, 4 to a warp;
+// every row and vector still has its thread, and rows of up to 4 vectors and
+// longer rows plan as before.
+TEST(RowPlan, ShortRowsWithTwoVectorsPerLane) {
+  for (int64_t rows : {int64_t{1}, int64_t{4099}, int64_t{27030} * 24, int64_t{1} << 31}) {
+    for (int64_t nv = 1; nv <= 160; ++nv) {
+      ExpectEveryRowAndVectorCovered(rows, nv, kernels_common::kDefaultRowVecs, 2);
+      const RowShape two = ShapeOf(PlanRows(rows, nv, kSms, kThreadsPerSm,
+                                            kernels_common::kDefaultRowVecs,
+                                            kernels_common::kMaxGroupWarps, 2).path);
+      const RowShape one = ShapeOf(PlanRows(rows, nv, kSms, kThreadsPerSm).path);
+      SCOPED_TRACE("rows " + std::to_string(rows) + ", vectors per row " + std::to_string(nv));
+      if (nv > 4 && nv <= kWarpSize) {
+        EXPECT_EQ(two.vecs, 2);
+        EXPECT_LT(int64_t{two.group}, nv) << "a lane of two vectors would hold one";
+        EXPECT_GE(int64_t{two.group} * 2, nv);
+      } else {
+        EXPECT_EQ(two.group, one.group);
+        EXPECT_EQ(two.vecs, one.vecs);
+      }
+    }
+  }
+  EXPECT_EQ(ShapeOf(PlanRows(27030 * 24, 16, kSms, kThreadsPerSm, 8, 8, 2).path).group, 8);
+  EXPECT_EQ(ShapeOf(PlanRows(131072, 8, kSms, kThreadsPerSm, 8, 8, 2).path).group, 4);
 }
 
 // Few rows still spread over the SMs: fewer rows per block, not fewer blocks.

@@ -98,7 +98,7 @@ cudaError_t LaunchRmsNorm(void* y, const void* x, const void* weight,
   const VectorAccess w_access{weight, 0, DTypeSize(weight_dtype)};
   RowLaunch l;
   const cudaError_t planned = PlanRowLaunch(
-      rows, hidden, elem, {x_access, y_access}, w_access, &l, kVecs, kGroupWarps);
+      rows, hidden, elem, {x_access, y_access}, w_access, &l, kVecs, kGroupWarps, kShortRowVecs);
   if (planned != cudaSuccess) return planned;
   // The loop kernel's block is this op's own (it strides by blockDim.x).
   if (l.plan.path == RowPath::kBlockLoop) l.plan.threads = kLoopThreads;
@@ -115,7 +115,7 @@ cudaError_t LaunchRmsNorm(void* y, const void* x, const void* weight,
         const auto* xp = static_cast<const T*>(x);
         const auto* wp = static_cast<const W*>(weight);
         const dim3 grid(static_cast<unsigned>(l.plan.blocks));
-        return LaunchForPath<kVecs>(
+        return LaunchForPath<kVecs, kShortRowVecs>(
             l.plan.path,
             [&](auto vecs, auto group) {
               return LaunchOverlapped(

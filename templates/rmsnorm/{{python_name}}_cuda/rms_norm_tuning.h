@@ -14,6 +14,10 @@
 //                              registers at 128 / 64 / 42 / 32 per thread
 //   RMSNORM_LOOP_THREADS  512  threads per block of the two-pass loop (rows
 //                              past the register budget): 128-1024, warps
+//   RMSNORM_SHORT_ROW_VECS 1   16-byte vectors a lane holds on the short-row
+//                              paths (rows of 5-32 vectors): 1, or 2 with
+//                              half the lanes (twice the loads in flight a
+//                              thread; PlanRows' short_row_vecs)
 #pragma once
 
 #include "common/row_plan.h"
@@ -30,6 +34,9 @@
 #ifndef RMSNORM_LOOP_THREADS
 #define RMSNORM_LOOP_THREADS 512
 #endif
+#ifndef RMSNORM_SHORT_ROW_VECS
+#define RMSNORM_SHORT_ROW_VECS 1
+#endif
 
 namespace rms_norm_tuning {
 
@@ -37,6 +44,7 @@ constexpr int kVecs = RMSNORM_VECS;
 constexpr int kGroupWarps = RMSNORM_GROUP_WARPS;
 constexpr int kMinBlocks = RMSNORM_MIN_BLOCKS;
 constexpr int kLoopThreads = RMSNORM_LOOP_THREADS;
+constexpr int kShortRowVecs = RMSNORM_SHORT_ROW_VECS;
 
 static_assert(kVecs == 2 || kVecs == 4 || kVecs == 8,
               "RMSNORM_VECS must be 2, 4 or 8 (the budgets PlanRows knows)");
@@ -52,5 +60,9 @@ static_assert(kLoopThreads >= 128 && kLoopThreads <= 1024 &&
                   kLoopThreads % kernels_common::kWarpSize == 0,
               "RMSNORM_LOOP_THREADS must be whole warps, 128-1024 (BlockSum "
               "reduces at most 32 warps)");
+
+static_assert(kShortRowVecs == 1 || kShortRowVecs == 2,
+              "RMSNORM_SHORT_ROW_VECS must be 1 or 2 (vectors a lane holds on "
+              "the short-row paths)");
 
 }  // namespace rms_norm_tuning
