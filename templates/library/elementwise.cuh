@@ -25,6 +25,16 @@
 //   cast that keeps 16-byte accesses); Element does element i of the row.
 //   Each unit touches only its own elements, so an output may alias an input
 //   of the same layout.
+// - Optionally the op also splits Vector in two:
+//     template <int V, bool kSplit>
+//     __device__ Loaded Load(int64_t row, const RowSpan& span, int idx) const;
+//     template <int V, bool kSplit>
+//     __device__ void Store(int64_t row, const RowSpan& span, int idx,
+//                           const Loaded& in) const;
+//   (Vector is then Store(Load())). With ELEMENTWISE_UNITS_PER_STEP 2 a
+//   thread loads two units before it stores either, which the contract above
+//   makes safe: twice the bytes in flight per thread, where a plain loop
+//   cannot hoist the next unit's loads above a store that may alias them.
 // - LaunchElementwise gets every tensor the op touches at row positions
 //   (base pointer and row stride, elements of the launch dtype), output
 //   first: the split's phase is the first one's. cols <= 2^30.
@@ -39,6 +49,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <type_traits>
+#include <utility>
 
 #include "dtype.h"
 #include "launch.cuh"
@@ -49,8 +60,23 @@
 namespace kernels_common {
 
 constexpr int kElementwiseThreads = 256;
-// Grid cap in waves of resident blocks (8 blocks of 256 per SM on the H200).
-constexpr int kElementwiseWaves = 2;
+
+// Two launch knobs a project build may set (kbuild --define NAME=VALUE):
+// ELEMENTWISE_WAVES, the grid cap in waves of resident blocks (8 blocks of
+// 256 per SM on the H200; a large value gives one step per thread), and
+// ELEMENTWISE_UNITS_PER_STEP, 1 or 2 units loaded per thread before the
+// first store (2 only for ops with Load and Store).
+#ifndef ELEMENTWISE_WAVES
+#define ELEMENTWISE_WAVES 2
+#endif
+#ifndef ELEMENTWISE_UNITS_PER_STEP
+#define ELEMENTWISE_UNITS_PER_STEP 1
+#endif
+constexpr int kElementwiseWaves = ELEMENTWISE_WAVES;
+constexpr int kElementwiseUnitsPerStep = ELEMENTWISE_UNITS_PER_STEP;
+static_assert(kElementwiseWaves >= 1, "ELEMENTWISE_WAVES must be at least 1");
+static_assert(kElementwiseUnitsPerStep == 1 || kElementwiseUnitsPerStep == 2,
+              "ELEMENTWISE_UNITS_PER_STEP must be 1 or 2");
 
 // A tensor the op reads or writes row by row: its base pointer and the
 // distance between rows, in elements of the launch dtype.
@@ -92,6 +118,56 @@ __device__ __forceinline__ void ForEachUnit(const ElementwiseShape& s, F&& f) {
   }
 }
 
+// As ForEachUnit, two of the thread's units at a time: f(row, unit, row2,
+// unit2) with (row2, unit2) one stride further, past the end when row2 >=
+// s.rows.
+template <typename F>
+__device__ __forceinline__ void ForEachUnitPair(const ElementwiseShape& s, F&& f) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t row_step = stride / s.units;
+  const int64_t unit_step = stride % s.units;
+  const auto advance = [&](int64_t& row, int64_t& unit) {
+    row += row_step;
+    unit += unit_step;
+    if (unit >= s.units) {
+      unit -= s.units;
+      ++row;
+    }
+  };
+  int64_t row = first / s.units;
+  int64_t unit = first % s.units;
+  while (row < s.rows) {
+    int64_t row2 = row;
+    int64_t unit2 = unit;
+    advance(row2, unit2);
+    f(row, unit, row2, unit2);
+    row = row2;
+    unit = unit2;
+    advance(row, unit);
+  }
+}
+
+// Whether Op has the optional Load/Store split for vectors of V.
+template <typename Op, int V, bool kSplit, typename = void>
+struct HasLoadStore : std::false_type {};
+template <typename Op, int V, bool kSplit>
+struct HasLoadStore<Op, V, kSplit,
+                    std::void_t<decltype(std::declval<const Op&>().template Load<V, kSplit>(
+                        int64_t{}, std::declval<const RowSpan&>(), 0))>> : std::true_type {};
+
+// One unit: a body vector, or the split row's edge elements.
+template <int V, bool kSplit, typename Op>
+__device__ __forceinline__ void DoUnit(const Op& op, const ElementwiseShape& s, int64_t row,
+                                       int64_t unit) {
+  const RowSpan span = SpanOf<V, kSplit>(s.first_phase, row, s.lead_stride, s.cols);
+  if (unit < span.body) {
+    op.template Vector<V, kSplit>(row, span, static_cast<int>(unit));
+  } else if (kSplit && unit == s.units - 1) {
+    for (int e = 0; e < span.edges(); ++e) op.Element(row, EdgeElement<V>(span, e));
+  }
+}
+
 // static: internal linkage, so two kernel libraries loaded in one process
 // never resolve each other's kernel stubs.
 template <int V, bool kSplit, typename Op>
@@ -99,14 +175,25 @@ static __global__ void __launch_bounds__(kElementwiseThreads)
     ElementwiseKernel(const Op op, const ElementwiseShape s) {
   WaitForPreviousKernel();  // overlap.cuh: before any memory access
   AllowNextKernelLaunch();
-  ForEachUnit(s, [&](int64_t row, int64_t unit) {
-    const RowSpan span = SpanOf<V, kSplit>(s.first_phase, row, s.lead_stride, s.cols);
-    if (unit < span.body) {
-      op.template Vector<V, kSplit>(row, span, static_cast<int>(unit));
-    } else if (kSplit && unit == s.units - 1) {
-      for (int e = 0; e < span.edges(); ++e) op.Element(row, EdgeElement<V>(span, e));
-    }
-  });
+  if constexpr (kElementwiseUnitsPerStep == 2 && HasLoadStore<Op, V, kSplit>::value) {
+    ForEachUnitPair(s, [&](int64_t row, int64_t unit, int64_t row2, int64_t unit2) {
+      const RowSpan span = SpanOf<V, kSplit>(s.first_phase, row, s.lead_stride, s.cols);
+      if (row2 < s.rows && unit < span.body) {
+        const RowSpan span2 = SpanOf<V, kSplit>(s.first_phase, row2, s.lead_stride, s.cols);
+        if (unit2 < span2.body) {
+          const auto a = op.template Load<V, kSplit>(row, span, static_cast<int>(unit));
+          const auto b = op.template Load<V, kSplit>(row2, span2, static_cast<int>(unit2));
+          op.template Store<V, kSplit>(row, span, static_cast<int>(unit), a);
+          op.template Store<V, kSplit>(row2, span2, static_cast<int>(unit2), b);
+          return;
+        }
+      }
+      DoUnit<V, kSplit>(op, s, row, unit);
+      if (row2 < s.rows) DoUnit<V, kSplit>(op, s, row2, unit2);
+    });
+  } else {
+    ForEachUnit(s, [&](int64_t row, int64_t unit) { DoUnit<V, kSplit>(op, s, row, unit); });
+  }
 }
 
 // Blocks for `units` units: one per 256 units, at most kElementwiseWaves

@@ -57,6 +57,10 @@
 # both need gpu-run-detached.sh. GPU_RUN_EXAMPLES ("qwen3_8b ltx_video") runs the end-to-end
 # examples (examples/README.md), with GPU_RUN_EXAMPLE_ARGS passed to each run.py;
 # GPU_RUN_FLUSH_PROBE=1 times a copy after each way of flushing L2 (l2_flush_probe.cu).
+# GPU_RUN_DEFINES ("template:NAME=VALUE[,NAME=VALUE...][:FILTER[:notest]] ...") tests and
+# benchmarks a template's project again with those macros (kbuild --define), after its default
+# build: a tune knob tried beside the default (FILTER: the bench's --filter, no spaces; notest:
+# bench only).
 # Templates are built on the CPUs in parallel while the GPU steps before them run
 # (GPU_RUN_PREBUILD=0: one at a time, in each template's step).
 set -uo pipefail
@@ -291,6 +295,22 @@ if [[ $TEMPLATES == 1 ]]; then
         for ext in md json; do cp "$proj/results/latest.$ext" "$OUT/bench-$t-graph.$ext" 2>/dev/null; done
       fi
     fi
+    # The same project built with other macros (GPU_RUN_DEFINES), tested and benchmarked
+    # beside the default build above: bench-<template>-<macros>.md / .json.
+    for entry in ${GPU_RUN_DEFINES:-}; do
+      IFS=: read -r dt defs dfilter dtest <<< "$entry"
+      [[ "$dt" == "$t" ]] || continue
+      dargs=(); for d in ${defs//,/ }; do dargs+=(--define "$d"); done
+      [[ $TESTS == 1 && "$dtest" != notest ]] && \
+        step "$t: kbuild test ${dargs[*]}" "$t.log" kbuild -C "$proj" test "${dargs[@]}"
+      if [[ $BENCHES == 1 ]]; then
+        step "$t: kbuild bench ${dargs[*]}${dfilter:+ --filter $dfilter}" "$t.log" \
+          kbuild -C "$proj" bench "${dargs[@]}" ${dfilter:+--filter "$dfilter"}
+        for ext in md json; do
+          cp "$proj/results/latest.$ext" "$OUT/bench-$t-${defs//,/-}.$ext" 2>/dev/null
+        done
+      fi
+    done
   done
 fi
 

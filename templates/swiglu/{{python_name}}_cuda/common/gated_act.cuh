@@ -30,12 +30,23 @@ struct NoRefine {
   __device__ __forceinline__ static void Refine(const float (&)[V], float (&)[V]) {}
 };
 
+// a / b within 2 ulp over the full range (div.full.f32): a reciprocal and a
+// multiply with operand scaling, where `/` is the IEEE division
+// (div.rn.f32), a dozen instructions and a slow-path branch for each of a
+// vector's V values. b = inf gives +-0, as `/` does (the callers' divisors
+// are >= 1); subnormal results are kept.
+__device__ __forceinline__ float FastDivide(float a, float b) {
+  float q;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(q) : "f"(a), "f"(b));
+  return q;
+}
+
 // silu(x) = x * sigmoid(x) = x / (1 + e^-x). __expf: ~2 + 1.2|x| ulp, inside
 // the fp32 tolerance; e^-x = inf for x < -88 gives -0, the limit.
 struct Silu : NoRefine {
   template <typename T>
   __device__ __forceinline__ static float Apply(float x) {
-    return x / (1.f + __expf(-x));
+    return FastDivide(x, 1.f + __expf(-x));
   }
 };
 
@@ -78,11 +89,13 @@ struct GeluErf {
 // F.gelu(approximate="tanh"), as x / (1 + e^(-2 inner)), the same value
 // without the cancellation of 1 + tanh near -1 (negative x). The limits are
 // exact: e^-2inner = inf (x^3 overflowing included) gives -0, 0 gives x.
+// __expf as in Silu: its error grows with |2 inner| only where the output
+// is already below the fp32 atol.
 struct GeluTanh : NoRefine {
   template <typename T>
   __device__ __forceinline__ static float Apply(float x) {
     const float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
-    return x / (1.f + expf(-2.f * inner));
+    return FastDivide(x, 1.f + __expf(-2.f * inner));
   }
 };
 
@@ -96,21 +109,38 @@ struct GatedOp {
   int64_t gate_stride;
   int64_t up_stride;
 
+  // A vector's inputs: elementwise.cuh's optional Load/Store split.
+  template <int V>
+  struct Loaded {
+    Vec<T, V> gate;
+    Vec<T, V> up;
+  };
+
   template <int V, bool kSplit>
-  __device__ __forceinline__ void Vector(int64_t row, const RowSpan& span, int idx) const {
-    const Vec<T, V> g = *BodyVector<V, kSplit>(gate + row * gate_stride, span, idx);
-    const Vec<T, V> u = *BodyVector<V, kSplit>(up + row * up_stride, span, idx);
+  __device__ __forceinline__ Loaded<V> Load(int64_t row, const RowSpan& span, int idx) const {
+    return {*BodyVector<V, kSplit>(gate + row * gate_stride, span, idx),
+            *BodyVector<V, kSplit>(up + row * up_stride, span, idx)};
+  }
+
+  template <int V, bool kSplit>
+  __device__ __forceinline__ void Store(int64_t row, const RowSpan& span, int idx,
+                                        const Loaded<V>& in) const {
     float x[V], a[V];
 #pragma unroll
     for (int i = 0; i < V; ++i) {
-      x[i] = g.Get(i);
+      x[i] = in.gate.Get(i);
       a[i] = Act::template Apply<T>(x[i]);
     }
     Act::template Refine<T, V>(x, a);
     Vec<T, V> o;
 #pragma unroll
-    for (int i = 0; i < V; ++i) o.Set(i, a[i] * u.Get(i));
+    for (int i = 0; i < V; ++i) o.Set(i, a[i] * in.up.Get(i));
     *BodyVector<V, kSplit>(out + row * out_stride, span, idx) = o;
+  }
+
+  template <int V, bool kSplit>
+  __device__ __forceinline__ void Vector(int64_t row, const RowSpan& span, int idx) const {
+    Store<V, kSplit>(row, span, idx, Load<V, kSplit>(row, span, idx));
   }
 
   __device__ __forceinline__ void Element(int64_t row, int i) const {
