@@ -1,9 +1,9 @@
 // Elementwise ops over rows: out[r, j] = f(in1[r, j], in2[r, j], ...) for
 // `rows` rows of `cols` elements, each tensor with its own row stride
 // (contiguous within a row). A memory-bound op moves every byte once, so the
-// launch is one shape for all of them: 256-thread blocks, grid-stride over
-// (row, vector) units, a grid of at most kElementwiseWaves waves of resident
-// blocks (the grid-stride loop covers the rest).
+// launch is one shape for all of them: 256-thread blocks, one step of one
+// (or two) (row, vector) units per thread, grid-stride over the units only
+// past kElementwiseWaves waves of resident blocks.
 //
 // How a row is read (ChooseRowAccess, row_span.h): whole 16-byte vectors when
 // every row of every tensor starts on a 16-byte boundary and cols divides;
@@ -31,10 +31,13 @@
 //     template <int V, bool kSplit>
 //     __device__ void Store(int64_t row, const RowSpan& span, int idx,
 //                           const Loaded& in) const;
-//   (Vector is then Store(Load())). With ELEMENTWISE_UNITS_PER_STEP 2 a
-//   thread loads two units before it stores either, which the contract above
-//   makes safe: twice the bytes in flight per thread, where a plain loop
-//   cannot hoist the next unit's loads above a store that may alias them.
+//   (Vector is then Store(Load())), and `static constexpr int
+//   kUnitsPerStep = 2;` to have a thread load two units before it stores
+//   either, which the contract above makes safe: two units' math in flight
+//   per thread, where a plain loop cannot hoist the next unit's loads above a
+//   store that may alias them. It pays for math-heavy ops (GELU with erf,
+//   12288x8192 bf16 on the H200, 2026-12-03: 187 -> 172 us), not for
+//   memory-bound ones (SiLU and GELU-tanh: 0-4% slower).
 // - LaunchElementwise gets every tensor the op touches at row positions
 //   (base pointer and row stride, elements of the launch dtype), output
 //   first: the split's phase is the first one's. cols <= 2^30.
@@ -63,20 +66,20 @@ constexpr int kElementwiseThreads = 256;
 
 // Two launch knobs a project build may set (kbuild --define NAME=VALUE):
 // ELEMENTWISE_WAVES, the grid cap in waves of resident blocks (8 blocks of
-// 256 per SM on the H200; a large value gives one step per thread), and
-// ELEMENTWISE_UNITS_PER_STEP, 1 or 2 units loaded per thread before the
-// first store (2 only for ops with Load and Store).
+// 256 per SM on the H200), and ELEMENTWISE_UNITS_PER_STEP, which overrides
+// the ops' own kUnitsPerStep (1 or 2; 2 only for ops with Load and Store).
+// 64 waves give every thread one step up to 17M units (272 MB of bf16
+// output); a cap of 2 waves, a grid-stride loop of ~23 steps a thread at
+// 8192x12288, measured 145 us for swiglu's 140 (bf16, H200, 2026-12-03).
 #ifndef ELEMENTWISE_WAVES
-#define ELEMENTWISE_WAVES 2
-#endif
-#ifndef ELEMENTWISE_UNITS_PER_STEP
-#define ELEMENTWISE_UNITS_PER_STEP 1
+#define ELEMENTWISE_WAVES 64
 #endif
 constexpr int kElementwiseWaves = ELEMENTWISE_WAVES;
-constexpr int kElementwiseUnitsPerStep = ELEMENTWISE_UNITS_PER_STEP;
 static_assert(kElementwiseWaves >= 1, "ELEMENTWISE_WAVES must be at least 1");
-static_assert(kElementwiseUnitsPerStep == 1 || kElementwiseUnitsPerStep == 2,
+#ifdef ELEMENTWISE_UNITS_PER_STEP
+static_assert(ELEMENTWISE_UNITS_PER_STEP == 1 || ELEMENTWISE_UNITS_PER_STEP == 2,
               "ELEMENTWISE_UNITS_PER_STEP must be 1 or 2");
+#endif
 
 // A tensor the op reads or writes row by row: its base pointer and the
 // distance between rows, in elements of the launch dtype.
@@ -156,6 +159,28 @@ struct HasLoadStore<Op, V, kSplit,
                     std::void_t<decltype(std::declval<const Op&>().template Load<V, kSplit>(
                         int64_t{}, std::declval<const RowSpan&>(), 0))>> : std::true_type {};
 
+// Units a thread loads before its first store: ELEMENTWISE_UNITS_PER_STEP
+// when set, else Op::kUnitsPerStep when declared, else 1; always 1 for an op
+// without Load/Store.
+template <typename Op, typename = void>
+struct DeclaredUnitsPerStep : std::integral_constant<int, 1> {};
+template <typename Op>
+struct DeclaredUnitsPerStep<Op, std::void_t<decltype(Op::kUnitsPerStep)>>
+    : std::integral_constant<int, Op::kUnitsPerStep> {};
+
+template <typename Op, int V, bool kSplit>
+__host__ __device__ constexpr int UnitsPerStep() {
+  if constexpr (!HasLoadStore<Op, V, kSplit>::value) {
+    return 1;
+  } else {
+#ifdef ELEMENTWISE_UNITS_PER_STEP
+    return ELEMENTWISE_UNITS_PER_STEP;
+#else
+    return DeclaredUnitsPerStep<Op>::value;
+#endif
+  }
+}
+
 // One unit: a body vector, or the split row's edge elements.
 template <int V, bool kSplit, typename Op>
 __device__ __forceinline__ void DoUnit(const Op& op, const ElementwiseShape& s, int64_t row,
@@ -175,7 +200,7 @@ static __global__ void __launch_bounds__(kElementwiseThreads)
     ElementwiseKernel(const Op op, const ElementwiseShape s) {
   WaitForPreviousKernel();  // overlap.cuh: before any memory access
   AllowNextKernelLaunch();
-  if constexpr (kElementwiseUnitsPerStep == 2 && HasLoadStore<Op, V, kSplit>::value) {
+  if constexpr (UnitsPerStep<Op, V, kSplit>() == 2) {
     ForEachUnitPair(s, [&](int64_t row, int64_t unit, int64_t row2, int64_t unit2) {
       const RowSpan span = SpanOf<V, kSplit>(s.first_phase, row, s.lead_stride, s.cols);
       if (row2 < s.rows && unit < span.body) {
@@ -196,12 +221,13 @@ static __global__ void __launch_bounds__(kElementwiseThreads)
   }
 }
 
-// Blocks for `units` units: one per 256 units, at most kElementwiseWaves
-// waves of resident blocks.
-inline unsigned ElementwiseBlocks(int64_t units) {
+// Blocks for `units` units, `per_step` a thread a step: one per 256 steps,
+// at most kElementwiseWaves waves of resident blocks.
+inline unsigned ElementwiseBlocks(int64_t units, int per_step) {
   const int64_t resident = int64_t{CachedSmCount()} *
                            std::max(1, CachedThreadsPerSm() / kElementwiseThreads);
-  const int64_t wanted = (units + kElementwiseThreads - 1) / kElementwiseThreads;
+  const int64_t steps = (units + per_step - 1) / per_step;
+  const int64_t wanted = (steps + kElementwiseThreads - 1) / kElementwiseThreads;
   return static_cast<unsigned>(std::max<int64_t>(
       1, std::min<int64_t>(wanted, resident * kElementwiseWaves)));
 }
@@ -234,15 +260,18 @@ cudaError_t LaunchElementwise(DType dtype, int64_t rows, int64_t cols, cudaStrea
                                  access.split ? cols / kMaxWidth + 1 : cols / access.width,
                                  static_cast<int>(cols), access.first_phase,
                                  first.row_stride};
-    const dim3 grid(ElementwiseBlocks(rows * shape.units));
+    const int64_t units = rows * shape.units;
     const dim3 block(kElementwiseThreads);
     if (access.split) {
+      const dim3 grid(ElementwiseBlocks(units, UnitsPerStep<Op, kMaxWidth, true>()));
       return LaunchOverlapped(ElementwiseKernel<kMaxWidth, true, Op>, grid, block,
                               stream, op, shape);
     }
     return DispatchVectorWidth<T>(access.width, [&](auto vc) {
-      return LaunchOverlapped(ElementwiseKernel<decltype(vc)::value, false, Op>,
-                              grid, block, stream, op, shape);
+      constexpr int kV = decltype(vc)::value;
+      const dim3 grid(ElementwiseBlocks(units, UnitsPerStep<Op, kV, false>()));
+      return LaunchOverlapped(ElementwiseKernel<kV, false, Op>, grid, block, stream, op,
+                              shape);
     });
   });
 }
