@@ -3,7 +3,7 @@
 // (contiguous within a row). A memory-bound op moves every byte once, so the
 // launch is one shape for all of them: 256-thread blocks, one step of one
 // (or two) (row, vector) units per thread, grid-stride over the units only
-// past kElementwiseWaves waves of resident blocks.
+// past the op's cap in waves of resident blocks (64 unless it says).
 //
 // How a row is read (ChooseRowAccess, row_span.h): whole 16-byte vectors when
 // every row of every tensor starts on a 16-byte boundary and cols divides;
@@ -68,14 +68,14 @@ constexpr int kElementwiseThreads = 256;
 // ELEMENTWISE_WAVES, the grid cap in waves of resident blocks (8 blocks of
 // 256 per SM on the H200), and ELEMENTWISE_UNITS_PER_STEP, which overrides
 // the ops' own kUnitsPerStep (1 or 2; 2 only for ops with Load and Store).
-// 64 waves give every thread one step up to 17M units (272 MB of bf16
-// output); a cap of 2 waves, a grid-stride loop of ~23 steps a thread at
-// 8192x12288, measured 145 us for swiglu's 140 (bf16, H200, 2026-12-03).
-#ifndef ELEMENTWISE_WAVES
-#define ELEMENTWISE_WAVES 64
+// ELEMENTWISE_WAVES overrides the ops' own kWaves, whose default is 64:
+// every thread one step up to 17M units (272 MB of bf16 output); a cap of 2
+// waves, a grid-stride loop of ~23 steps a thread at 8192x12288, measured
+// 145 us for swiglu's 140 (bf16, H200, 2026-12-03).
+constexpr int kElementwiseWaves = 64;
+#ifdef ELEMENTWISE_WAVES
+static_assert(ELEMENTWISE_WAVES >= 1, "ELEMENTWISE_WAVES must be at least 1");
 #endif
-constexpr int kElementwiseWaves = ELEMENTWISE_WAVES;
-static_assert(kElementwiseWaves >= 1, "ELEMENTWISE_WAVES must be at least 1");
 #ifdef ELEMENTWISE_UNITS_PER_STEP
 static_assert(ELEMENTWISE_UNITS_PER_STEP == 1 || ELEMENTWISE_UNITS_PER_STEP == 2,
               "ELEMENTWISE_UNITS_PER_STEP must be 1 or 2");
@@ -181,6 +181,23 @@ __host__ __device__ constexpr int UnitsPerStep() {
   }
 }
 
+// The grid cap in waves: ELEMENTWISE_WAVES when set, else Op::kWaves when
+// declared, else kElementwiseWaves.
+template <typename Op, typename = void>
+struct DeclaredWaves : std::integral_constant<int, kElementwiseWaves> {};
+template <typename Op>
+struct DeclaredWaves<Op, std::void_t<decltype(Op::kWaves)>>
+    : std::integral_constant<int, Op::kWaves> {};
+
+template <typename Op>
+constexpr int WavesOf() {
+#ifdef ELEMENTWISE_WAVES
+  return ELEMENTWISE_WAVES;
+#else
+  return DeclaredWaves<Op>::value;
+#endif
+}
+
 // One unit: a body vector, or the split row's edge elements.
 template <int V, bool kSplit, typename Op>
 __device__ __forceinline__ void DoUnit(const Op& op, const ElementwiseShape& s, int64_t row,
@@ -222,14 +239,14 @@ static __global__ void __launch_bounds__(kElementwiseThreads)
 }
 
 // Blocks for `units` units, `per_step` a thread a step: one per 256 steps,
-// at most kElementwiseWaves waves of resident blocks.
-inline unsigned ElementwiseBlocks(int64_t units, int per_step) {
+// at most `waves` waves of resident blocks.
+inline unsigned ElementwiseBlocks(int64_t units, int per_step, int waves) {
   const int64_t resident = int64_t{CachedSmCount()} *
                            std::max(1, CachedThreadsPerSm() / kElementwiseThreads);
   const int64_t steps = (units + per_step - 1) / per_step;
   const int64_t wanted = (steps + kElementwiseThreads - 1) / kElementwiseThreads;
   return static_cast<unsigned>(std::max<int64_t>(
-      1, std::min<int64_t>(wanted, resident * kElementwiseWaves)));
+      1, std::min<int64_t>(wanted, resident * waves)));
 }
 
 // Launches make_op(TypeTag<T>{}) over rows x cols for dtype's T, choosing
@@ -263,13 +280,13 @@ cudaError_t LaunchElementwise(DType dtype, int64_t rows, int64_t cols, cudaStrea
     const int64_t units = rows * shape.units;
     const dim3 block(kElementwiseThreads);
     if (access.split) {
-      const dim3 grid(ElementwiseBlocks(units, UnitsPerStep<Op, kMaxWidth, true>()));
+      const dim3 grid(ElementwiseBlocks(units, UnitsPerStep<Op, kMaxWidth, true>(), WavesOf<Op>()));
       return LaunchOverlapped(ElementwiseKernel<kMaxWidth, true, Op>, grid, block,
                               stream, op, shape);
     }
     return DispatchVectorWidth<T>(access.width, [&](auto vc) {
       constexpr int kV = decltype(vc)::value;
-      const dim3 grid(ElementwiseBlocks(units, UnitsPerStep<Op, kV, false>()));
+      const dim3 grid(ElementwiseBlocks(units, UnitsPerStep<Op, kV, false>(), WavesOf<Op>()));
       return LaunchOverlapped(ElementwiseKernel<kV, false, Op>, grid, block, stream, op,
                               shape);
     });

@@ -7,16 +7,18 @@
 // Bytes moved (the floor): rows * 3d * sizeof(T): gate and up read once, out
 // written once. Floor time = bytes / measured copy bandwidth (`kbuild doctor`).
 //
-// Launch shape (common/elementwise.cuh): 256-thread blocks, grid-stride over
-// (row, 16-byte vector) units, at most 2 waves of resident blocks, launched
+// Launch shape (common/elementwise.cuh): 256-thread blocks; tanh: one (row,
+// 16-byte vector) unit per thread; exact: two a step, grid-stride over 2 waves
+// of resident blocks (gated_act.cuh's GeluErf); launched
 // overlapped (common/overlap.cuh). Rows that start off a 16-byte boundary in
 // every tensor alike (two [..., d] tensors of odd d) split into a scalar head,
 // 16-byte body and scalar tail; otherwise (one [..., 2d] tensor of odd d,
 // offset views) the widest vectors every tensor allows, down to scalars.
 //
-// measured (H200, 2026-12-02, kbuild bench, bf16; results/h200-2026-12-02/
-// run-1719): tanh 12288x8192 158 us, 90% of copy, 0.90x torch.compile; exact
-// 189 us, 76%, 0.88x (compute-bound: erff's ~41 instructions per element).
+// measured (H200, 2026-12-03, kbuild bench, bf16; results/h200-2026-12-03/):
+// tanh 12288x8192 145 us, 98.8% of copy, 0.99x torch.compile (run-0530); exact
+// 172 us, 83%, 0.96x (run-0404, two vectors a step; compute-bound: erff's ~41
+// instructions per element).
 
 #include "common/gated_act.cuh"
 #include "geglu.h"

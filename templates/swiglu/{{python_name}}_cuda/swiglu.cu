@@ -5,15 +5,15 @@
 // Bytes moved (the floor): rows * 3d * sizeof(T): gate and up read once, out
 // written once. Floor time = bytes / measured copy bandwidth (`kbuild doctor`).
 //
-// Launch shape (common/elementwise.cuh): 256-thread blocks, grid-stride over
-// (row, 16-byte vector) units, at most 2 waves of resident blocks, launched
+// Launch shape (common/elementwise.cuh): 256-thread blocks, one (row, 16-byte
+// vector) unit per thread (grid-stride past 64 waves of blocks), launched
 // overlapped (common/overlap.cuh). Rows that start off a 16-byte boundary in
 // every tensor alike (two [..., d] tensors of odd d) split into a scalar head,
 // 16-byte body and scalar tail; otherwise (one [..., 2d] tensor of odd d,
 // offset views) the widest vectors every tensor allows, down to scalars.
 //
-// measured (H200, 2026-12-02, kbuild bench, bf16): 8192x12288 149 us, 95.6% of
-// copy; 0.93x torch.compile geomean, 1.64x Liger (results/h200-2026-12-02/run-1249).
+// measured (H200, 2026-12-03, kbuild bench, bf16): 8192x12288 139.5 us, 102.9% of
+// copy (two reads to a write), 0.99x torch.compile (results/h200-2026-12-03/run-0530).
 
 #include "common/gated_act.cuh"
 #include "swiglu.h"

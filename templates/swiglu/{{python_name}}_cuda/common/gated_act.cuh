@@ -43,10 +43,12 @@ __device__ __forceinline__ float FastDivide(float a, float b) {
 
 // silu(x) = x * sigmoid(x) = x / (1 + e^-x). __expf: ~2 + 1.2|x| ulp, inside
 // the fp32 tolerance; e^-x = inf for x < -88 gives -0, the limit.
-// kUnitsPerStep (elementwise.cuh): vectors a thread loads before it stores
-// one; memory-bound activations take one.
+// kUnitsPerStep and kWaves (elementwise.cuh): vectors a thread loads before
+// it stores one, and the grid cap; memory-bound activations take one vector
+// and the library's cap.
 struct Silu : NoRefine {
   static constexpr int kUnitsPerStep = 1;
+  static constexpr int kWaves = kElementwiseWaves;
   template <typename T>
   __device__ __forceinline__ static float Apply(float x) {
     return FastDivide(x, 1.f + __expf(-x));
@@ -64,10 +66,13 @@ struct Silu : NoRefine {
 // taken. geglu at 12288x8192 bf16 (H200, 2026-12-02): erfc for every x < 0
 // 41% of copy bandwidth; a branch per element (erfc past kTail inside Apply,
 // which keeps the compiler from interleaving the V erfs) 72%; this 76%.
-// Two vectors a step: erf's math, not memory, sets the time (12288x8192
-// bf16 on the H200, 2026-12-03: 187 -> 172 us).
+// Two vectors a step in a grid-stride loop of 2 waves: erf's math, not
+// memory, sets the time. 12288x8192 bf16 on the H200, 2026-12-03: one vector
+// a step, 2 waves 187 us; two vectors, 2 waves 172 us; two vectors, one
+// step a thread (64 waves) 203 us.
 struct GeluErf {
   static constexpr int kUnitsPerStep = 2;
+  static constexpr int kWaves = 2;
   template <typename T>
   static constexpr float kTail = sizeof(T) == 4 ? -1.5f : -2.5f;
   static constexpr float kInvSqrt2 = 0.70710678118654752f;
@@ -99,6 +104,7 @@ struct GeluErf {
 // is already below the fp32 atol.
 struct GeluTanh : NoRefine {
   static constexpr int kUnitsPerStep = 1;
+  static constexpr int kWaves = kElementwiseWaves;
   template <typename T>
   __device__ __forceinline__ static float Apply(float x) {
     const float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
@@ -110,6 +116,7 @@ struct GeluTanh : NoRefine {
 template <typename T, typename Act>
 struct GatedOp {
   static constexpr int kUnitsPerStep = Act::kUnitsPerStep;
+  static constexpr int kWaves = Act::kWaves;
   T* out;
   const T* gate;
   const T* up;
