@@ -30,7 +30,7 @@
 # GPU_RUN_PROJECTS (space-separated directories; a skill trial's hidden cases in
 # tools/trials/hidden/<folder>/ join its tests). GPU_RUN_TEMPLATES (space-separated template names)
 # limits (and orders) the templates a mode builds, tests and benchmarks. Peer wheels stashed by this or an
-# earlier call (.whl/, .whl-a/, .whl-b/) are installed into /tmp/site first, so every
+# earlier call (.whl/, .whl-a/, .whl-b/, .whl-c/) are installed into /tmp/site first, so every
 # `kbuild bench` times the peers its project's benchmarks/peers.py lists. GPU_RUN_SMOKE=0 skips
 # the Python load+call steps; GPU_RUN_SELFTEST_FILTER passes --filter to the wrong-kernel suite;
 # GPU_RUN_SWEEP, GPU_RUN_SELFTESTS (the wrong kernels and isolation), GPU_RUN_WORKER_TESTS
@@ -149,7 +149,7 @@ fi
 # Before the templates: `kbuild bench` times the peers a project lists in benchmarks/peers.py
 # (torch.compile, Liger, QuACK) in its Python worker, which imports them from here.
 if [[ $DRY == 0 ]]; then
-  # Peer wheels travel in .whl/ (or split over .whl-a/ and .whl-b/ to fit the transfer limit;
+  # Peer wheels travel in .whl/ (or split over .whl-a/, .whl-b/ and .whl-c/ to fit the transfer limit;
   # a wheel too large for one transfer travels as <name>.part.* chunks joined here).
   for first in "$WHEELS"/*.part.aa; do
     base="${first%.part.aa}"
