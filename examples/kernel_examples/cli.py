@@ -15,6 +15,11 @@ def add_common_arguments(parser: argparse.ArgumentParser, example_dir: Path) -> 
                         help="where the JSON and markdown results go")
     parser.add_argument("--workdir", type=Path, default=kernels_loader.DEFAULT_WORKDIR,
                         help="where the kernel projects are made and built")
+    parser.add_argument("--compile-mode", default=None,
+                        choices=["default", "reduce-overhead", "max-autotune-no-cudagraphs"],
+                        help="torch.compile's mode for both compiled columns (default: "
+                             "torch.compile's own; reduce-overhead replays CUDA graphs, "
+                             "taking the host's launch cost out of a host-bound step)")
 
 
 def require_gpu(cpu_tests: str) -> None:

@@ -109,12 +109,13 @@ def check_outputs(outputs, reference) -> dict:
     return check
 
 
-def measure_column(model, compiled, inputs, iters, namespaces):
+def measure_column(model, compiled, inputs, iters, namespaces, compile_mode=None):
     """Output, step times and GPU-time split of the model as it is now. The
     compiled column compiles on its first call (fullgraph=True: a graph break
     raises), is warmed up by time_step, then timed."""
     torch._dynamo.reset()
-    forward = torch.compile(model.forward, fullgraph=True, dynamic=False) if compiled \
+    forward = torch.compile(model.forward, fullgraph=True, dynamic=False,
+                            mode=compile_mode) if compiled \
         else model.forward
     with torch.no_grad():
         output = forward(**inputs)[0]
@@ -163,6 +164,7 @@ def main():
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
         "cuda": torch.version.cuda, "diffusers": diffusers.__version__,
+        "compile_mode": args.compile_mode or "default",
         "layers": args.layers, "batch": args.batch,
         "tokens": inputs["hidden_states"].shape[1], "columns": {}, "errors": {},
     }
@@ -171,7 +173,8 @@ def main():
         patches = ltx_patch.apply(model, kernels) if "ours" in column else None
         try:
             output, times, profile = measure_column(model, column.startswith("compile"), inputs,
-                                                    args.iters, namespaces)
+                                                    args.iters, namespaces,
+                                                    args.compile_mode)
         except Exception as error:  # a graph break under fullgraph=True lands here
             results["errors"][column] = f"{type(error).__name__}: {error}"[:4000]
             print(f"{column}: FAILED: {results['errors'][column][:500]}")

@@ -22,10 +22,11 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 import qwen3_patch  # noqa: E402
 from kernel_examples import cli, kernels_loader  # noqa: E402
+from kernel_examples.patching import sharing_twin  # noqa: E402
 from kernel_examples.default_dtype import default_dtype  # noqa: E402
 from kernel_examples.accuracy import TOLERANCE_FACTOR, rel_l2, within_budget  # noqa: E402
 from kernel_examples.profile_share import profile_step  # noqa: E402
-from kernel_examples.timing import time_step  # noqa: E402
+from kernel_examples.timing import time_interleaved  # noqa: E402
 
 TEMPLATES = ["rmsnorm", "fused_add_rmsnorm", "rope", "swiglu"]
 COLUMNS = ["eager", "eager + ours", "compile", "compile + ours"]
@@ -51,15 +52,13 @@ def build_model(layers: int) -> Qwen3ForCausalLM:
     return model.eval()
 
 
-def check_logits(model, kernels, ids):
+def check_logits(model, ours_model, ids):
     """Ours and transformers' bf16 model, each against the same model in fp32
     (kernel_examples.accuracy says why that is the rule)."""
     with torch.no_grad():
         reference = copy.deepcopy(model).float()(ids).logits
         eager = model(ids).logits
-        patches = qwen3_patch.apply(model, kernels)
-        ours = model(ids).logits
-        patches.undo()
+        ours = ours_model(ids).logits
     out = {
         "transformers_bf16_vs_fp32": rel_l2(eager, reference),
         "ours_vs_fp32": rel_l2(ours, reference),
@@ -102,32 +101,52 @@ def frames_compiled() -> int:
 
 
 def calls_per_case(iters):
-    """The calls measure_column makes of one case's step: the compiling call,
-    time_step's warm-up and timed calls, profile_step's warm-up and steps."""
+    """The calls measure_case makes of one column's step: the compiling call,
+    time_interleaved's warm-up and timed calls, profile_step's warm-up and
+    steps."""
     return 1 + WARMUP_CALLS + iters + 1 + PROFILE_STEPS
 
 
-def measure_column(model, compiled, cases, iters, namespaces):
-    """Times and profiles every case with the model as it is now (patched or
-    not). Per case: the wall times, the profiler's GPU time and split, and
-    how many frames dynamo compiled while the case was timed (a compiled
-    case that recompiles there is not timing what it claims)."""
+def measure_case(models, case, iters, namespaces, compile_mode=None):
+    """One case, every column: its step built on the column's model
+    (`models`: column -> model, patched or not), compiled where the column
+    says (fullgraph=True: a graph break raises) by a first call, then the
+    columns timed in interleaved rounds (kernel_examples.timing says why) and
+    profiled one after another. Per column: the wall times, the profiler's
+    GPU time and split, and how many frames dynamo compiled while the case
+    was timed (a compiled column that recompiles there is not timing what it
+    claims)."""
+    kind, batch, tokens = case
     torch._dynamo.reset()
-    forward = torch.compile(model.forward, fullgraph=True, dynamic=False) if compiled \
-        else model.forward
-    times, profiles, recompiles = {}, {}, {}
+    model = next(iter(models.values()))
+    ids = torch.randint(0, model.config.vocab_size, (batch, tokens), device="cuda")
+    steps, recompiles = {}, {}
     with torch.no_grad():
-        for name, (kind, batch, tokens) in cases.items():
-            step = prefill_step(forward, torch.randint(
-                0, model.config.vocab_size, (batch, tokens), device="cuda")) \
-                if kind == "prefill" else decode_step(model, forward, batch, tokens,
-                                                      calls_per_case(iters))
+        for column, m in models.items():
+            forward = torch.compile(m.forward, fullgraph=True, dynamic=False,
+                                    mode=compile_mode) if column.startswith("compile") \
+                else m.forward
+            step = prefill_step(forward, ids) if kind == "prefill" \
+                else decode_step(m, forward, batch, tokens, calls_per_case(iters))
             step()  # compiles before the count starts
-            before = frames_compiled()
-            times[name] = time_step(step, warmup=WARMUP_CALLS, iters=iters)
-            recompiles[name] = frames_compiled() - before
-            profiles[name] = profile_step(step, namespaces, steps=PROFILE_STEPS)
+            steps[column] = counting_recompiles(step, recompiles, column)
+        times = time_interleaved(steps, warmup=WARMUP_CALLS, iters=iters)
+        profiles = {c: profile_step(steps[c], namespaces, steps=PROFILE_STEPS) for c in steps}
     return times, profiles, recompiles
+
+
+def counting_recompiles(step, counts, column):
+    """step, adding the frames dynamo compiles during each call to
+    counts[column]."""
+    counts[column] = 0
+
+    def counted():
+        before = frames_compiled()
+        out = step()
+        counts[column] += frames_compiled() - before
+        return out
+
+    return counted
 
 
 def table(results) -> str:
@@ -186,6 +205,11 @@ def main():
     kernels = kernels_loader.load(kernels_loader.prepare(TEMPLATES, args.workdir))
     namespaces = [k.__name__ for k in kernels.values()]
     model = build_model(args.layers)
+    ours_model = sharing_twin(model)  # the same weights, patched
+    patches = qwen3_patch.apply(ours_model, kernels)
+    print("swapped:", patches.summary())
+    models = {"eager": model, "eager + ours": ours_model, "compile": model,
+              "compile + ours": ours_model}
     cases = {f"prefill {b}x{t}": ("prefill", b, t) for b, t in args.prefill}
     cases.update({f"decode {b} token{'s' * (b > 1)}, {args.decode_prompt} cached":
                   ("decode", b, args.decode_prompt) for b in args.decode_batches})
@@ -193,27 +217,26 @@ def main():
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
         "cuda": torch.version.cuda, "transformers": transformers.__version__,
+        "compile_mode": args.compile_mode or "default", "timing": "interleaved rounds",
         "layers": args.layers, "cases": {c: b * (t if k == "prefill" else 1)
                                          for c, (k, b, t) in cases.items()},
-        "check": check_logits(model, kernels, torch.randint(
+        "check": check_logits(model, ours_model, torch.randint(
             0, model.config.vocab_size, (1, 512), device="cuda")),
         "times_ms": {c: {} for c in cases}, "gpu_time": {c: {} for c in cases},
         "recompiles_while_timed": {c: {} for c in cases},
     }
     print("logits:", json.dumps(results["check"]))
-    for column in COLUMNS:
-        patches = qwen3_patch.apply(model, kernels) if "ours" in column else None
-        times, profiles, recompiles = measure_column(model, column.startswith("compile"), cases,
-                                                     args.iters, namespaces)
-        if patches:
-            patches.undo()
-        for case, t in times.items():
-            results["times_ms"][case][column] = t
-            results["gpu_time"][case][column] = profiles[case]
-            results["recompiles_while_timed"][case][column] = recompiles[case]
-        print(column, {c: round(t["median_ms"], 3) for c, t in times.items()})
-        print(column, "GPU ms", {c: round(p["total"] / 1000, 3) for c, p in profiles.items()},
+    for name, case in cases.items():
+        times, profiles, recompiles = measure_case(models, case, args.iters, namespaces,
+                                                   args.compile_mode)
+        results["times_ms"][name] = times
+        results["gpu_time"][name] = profiles
+        results["recompiles_while_timed"][name] = recompiles
+        print(name, {c: round(t["median_ms"], 3) for c, t in times.items()})
+        print(name, "GPU ms", {c: round(p["total"] / 1000, 3) for c, p in profiles.items()},
               "recompiles while timed", recompiles)
+        for column, p in profiles.items():
+            print(name, column, "host hot spots (us/step, calls/step):", p["host_top"][:6])
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "qwen3_8b.json").write_text(json.dumps(results, indent=2))
     (args.out / "qwen3_8b.md").write_text(table(results) + "\n\n" + gpu_table(results) + "\n")

@@ -69,6 +69,60 @@ def test_a_wrong_kernel_changes_the_logits():
     assert not torch.allclose(patched, before, rtol=1e-4, atol=1e-4)
 
 
+def test_a_sharing_twin_is_patched_alone_and_shares_the_weights():
+    """run.py times the patched and unpatched model side by side: the twin
+    holds the model's own parameter tensors (no second copy of 16 GB), and
+    patching the twin leaves the model's forwards as they were."""
+    import qwen3_patch
+    from kernel_examples import reference_ops
+    from kernel_examples.patching import sharing_twin
+
+    torch.manual_seed(0)
+    model = transformers.Qwen3ForCausalLM(tiny_config()).eval()
+    twin = sharing_twin(model)
+    assert all(a is b for a, b in zip(model.parameters(), twin.parameters()))
+    assert all(a is b for a, b in zip(model.buffers(), twin.buffers()))
+    ids = torch.randint(0, 512, (1, 8))
+    kernels, calls = reference_ops.count_calls(reference_ops.qwen3_kernels())
+    with torch.no_grad():
+        before = model(ids).logits
+        qwen3_patch.apply(twin, kernels)
+        patched = twin(ids).logits
+        assert sum(calls.values()) > 0
+        calls.clear()
+        after = model(ids).logits
+    assert sum(calls.values()) == 0  # the model itself calls none of our ops
+    assert torch.equal(after, before)
+    torch.testing.assert_close(patched, before, rtol=1e-5, atol=1e-5)
+
+
+def test_interleaved_timing_rotates_the_columns_and_counts_every_call(monkeypatch):
+    """time_interleaved calls each step once per round, warm-up rounds first,
+    starting each round one column later; each column gets iters times."""
+    from kernel_examples import timing
+
+    class FakeEvent:
+        def __init__(self, enable_timing=False):
+            pass
+
+        def record(self):
+            pass
+
+        def synchronize(self):
+            pass
+
+        def elapsed_time(self, other):
+            return 1.0
+
+    monkeypatch.setattr(timing.torch.cuda, "Event", FakeEvent)
+    monkeypatch.setattr(timing.torch.cuda, "synchronize", lambda: None)
+    order = []
+    steps = {name: (lambda n=name: order.append(n)) for name in "abc"}
+    out = timing.time_interleaved(steps, warmup=1, iters=3)
+    assert order == list("abc") + list("abc") + list("bca") + list("cab")
+    assert set(out) == set("abc") and all(t["median_ms"] == 1.0 for t in out.values())
+
+
 def test_patch_refuses_a_model_that_returns_hidden_states():
     import qwen3_patch
     from kernel_examples import reference_ops
@@ -142,7 +196,7 @@ def test_tables_show_wall_time_ratios_and_gpu_time_per_column():
 def test_decode_step_has_a_cache_slot_for_every_call_of_a_column():
     """transformers' StaticCache advances its own length on every update, so
     the repeated decode step writes a new slot each call: the step must be
-    callable as often as measure_column calls it (on the H200 the step ran
+    callable as often as measure_case calls it (on the H200 the step ran
     out of slots and index_copy_ asserted), and one call more overflows."""
     run = load_run_module("qwen3_8b")
     torch.manual_seed(0)

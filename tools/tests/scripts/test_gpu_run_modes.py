@@ -115,3 +115,9 @@ def test_tune_entries_take_their_own_seconds_else_the_shared_time():
                   "--trust")
     assert "gemm_fp32: kbuild tune --budget 48 --time 560" in s
     assert "rmsnorm: kbuild tune --budget 24 --time 300" in s
+
+
+def test_an_example_entry_may_name_its_compile_mode():
+    s = steps_env({"GPU_RUN_EXAMPLES": "qwen3_8b qwen3_8b+reduce-overhead"}, "--quick")
+    assert "example qwen3_8b" in s
+    assert "example qwen3_8b --compile-mode reduce-overhead" in s
