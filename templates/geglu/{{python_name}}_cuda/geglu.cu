@@ -15,9 +15,9 @@
 // 16-byte body and scalar tail; otherwise (one [..., 2d] tensor of odd d,
 // offset views) the widest vectors every tensor allows, down to scalars.
 //
-// measured (H200, 2026-12-03, kbuild bench, bf16; results/h200-2026-12-03/):
-// tanh 12288x8192 145 us, 98.8% of copy, 0.99x torch.compile (run-0530); exact
-// 172 us, 83%, 0.96x (run-0404, two vectors a step; compute-bound: erff's ~41
+// measured (H200, 2026-12-03, kbuild bench, bf16; results/h200-2026-12-03/run-0740,
+// this launch shape): tanh 12288x8192 144.7 us, 99.0% of copy, 0.98x
+// torch.compile; exact 173.0 us, 82.8%, 0.96x (compute-bound: erff's ~41
 // instructions per element).
 
 #include "common/gated_act.cuh"
