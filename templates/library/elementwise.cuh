@@ -99,19 +99,24 @@ struct ElementwiseShape {
   int64_t lead_stride;
 };
 
-// Calls f(row, unit) for every unit this thread owns, grid-stride over the
-// rows * units units in row-major order. The row and unit advance by the
-// stride's quotient and remainder, so no division runs per unit.
-template <typename F>
-__device__ __forceinline__ void ForEachUnit(const ElementwiseShape& s, F&& f) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int64_t row_step = stride / s.units;
-  const int64_t unit_step = stride % s.units;
-  int64_t row = first / s.units;
-  int64_t unit = first % s.units;
-  while (row < s.rows) {
-    f(row, unit);
+// The units one thread owns, in row-major order a grid stride apart: the
+// walk starts at the thread's first unit and Next() advances by the stride's
+// quotient and remainder, so no division runs per unit.
+struct UnitWalk {
+  int64_t row;
+  int64_t unit;
+  int64_t row_step;
+  int64_t unit_step;
+
+  __device__ __forceinline__ explicit UnitWalk(const ElementwiseShape& s) {
+    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+    const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    row_step = stride / s.units;
+    unit_step = stride % s.units;
+    row = first / s.units;
+    unit = first % s.units;
+  }
+  __device__ __forceinline__ void Next(const ElementwiseShape& s) {
     row += row_step;
     unit += unit_step;
     if (unit >= s.units) {
@@ -119,6 +124,12 @@ __device__ __forceinline__ void ForEachUnit(const ElementwiseShape& s, F&& f) {
       ++row;
     }
   }
+};
+
+// Calls f(row, unit) for every unit this thread owns.
+template <typename F>
+__device__ __forceinline__ void ForEachUnit(const ElementwiseShape& s, F&& f) {
+  for (UnitWalk w(s); w.row < s.rows; w.Next(s)) f(w.row, w.unit);
 }
 
 // As ForEachUnit, two of the thread's units at a time: f(row, unit, row2,
@@ -126,28 +137,13 @@ __device__ __forceinline__ void ForEachUnit(const ElementwiseShape& s, F&& f) {
 // s.rows.
 template <typename F>
 __device__ __forceinline__ void ForEachUnitPair(const ElementwiseShape& s, F&& f) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int64_t row_step = stride / s.units;
-  const int64_t unit_step = stride % s.units;
-  const auto advance = [&](int64_t& row, int64_t& unit) {
-    row += row_step;
-    unit += unit_step;
-    if (unit >= s.units) {
-      unit -= s.units;
-      ++row;
-    }
-  };
-  int64_t row = first / s.units;
-  int64_t unit = first % s.units;
-  while (row < s.rows) {
-    int64_t row2 = row;
-    int64_t unit2 = unit;
-    advance(row2, unit2);
-    f(row, unit, row2, unit2);
-    row = row2;
-    unit = unit2;
-    advance(row, unit);
+  UnitWalk w(s);
+  while (w.row < s.rows) {
+    UnitWalk w2 = w;
+    w2.Next(s);
+    f(w.row, w.unit, w2.row, w2.unit);
+    w = w2;
+    w.Next(s);
   }
 }
 
