@@ -8,7 +8,12 @@ classes and source are never edited.
 - the per-head QK-norms and apply_rotary_pos_emb -> qk_norm_rope on q and k
   in place, in [b, s, h, d] layout (one launch for the four: normalize,
   rotate, q and k);
-- the MLP's act_fn(gate) * up -> silu_mul (the projections stay cuBLAS GEMMs).
+- the MLP's act_fn(gate) * up -> silu_mul (the projections stay cuBLAS GEMMs);
+- with fuse_layer_boundaries=True also each layer's closing `residual + mlp`
+  and the next layer's input norm (or the final norm) -> one
+  fused_add_rms_norm: the layer hands the normalized tensor to the next
+  norm through a LayerBoundary (one launch a layer fewer, and inductor's
+  add + norm fusion across our ops, which compile alone has, is back).
 
 The decoder layer and attention forwards below are transformers 5.17's,
 line for line, except for those swaps. The fused add writes the sum into
@@ -72,7 +77,35 @@ def _attention_forward(rope):
     return forward
 
 
-def _decoder_layer_forward(fused):
+class LayerBoundary:
+    """What a decoder layer hands the norm after it (the next layer's input
+    norm, or the final norm) when the boundaries are fused: the residual
+    stream it returned and that stream already normalized with the next
+    norm's weight. The next norm uses the hand-over only when it gets that
+    very stream and is the norm it was meant for; otherwise it normalizes
+    its input itself."""
+
+    def __init__(self):
+        self.clear()
+
+    def hand_over(self, stream, normed, norm) -> None:
+        self.stream, self.normed, self.norm = stream, normed, norm
+
+    def take(self, stream, norm):
+        """The normalized stream when it was handed to `norm`, else None."""
+        if self.norm is not norm or self.stream is not stream:
+            return None
+        normed = self.normed
+        self.clear()
+        return normed
+
+    def clear(self) -> None:
+        self.stream = self.normed = self.norm = None
+
+
+def _decoder_layer_forward(fused, next_norm=None, boundary=None):
+    """The layer's forward; with next_norm and boundary, its closing
+    residual add fused with next_norm (see LayerBoundary)."""
     def forward(self, hidden_states, attention_mask=None, position_ids=None,
                 past_key_values=None, use_cache=False, position_embeddings=None, **kwargs):
         residual = hidden_states
@@ -86,7 +119,26 @@ def _decoder_layer_forward(fused):
         norm = self.post_attention_layernorm
         fused.fused_add_rms_norm(hidden_states, residual, norm.weight, norm.variance_epsilon)
         hidden_states = self.mlp(hidden_states)
-        return residual + hidden_states
+        if next_norm is None:
+            return residual + hidden_states
+        # residual += mlp output (the layer's output); hidden_states = the
+        # next norm of it, handed over.
+        fused.fused_add_rms_norm(hidden_states, residual, next_norm.weight,
+                                 next_norm.variance_epsilon)
+        boundary.hand_over(residual, hidden_states, next_norm)
+        return residual
+
+    return forward
+
+
+def _boundary_norm_forward(rms, boundary):
+    """A norm after a fused boundary: the handed-over result when there is
+    one for this input, else rms_norm."""
+    def forward(self, hidden_states):
+        normed = boundary.take(hidden_states, self)
+        if normed is not None:
+            return normed
+        return rms.rms_norm(hidden_states, self.weight, self.variance_epsilon)
 
     return forward
 
@@ -98,11 +150,12 @@ def _mlp_forward(swiglu):
     return forward
 
 
-def apply(model, kernels: Dict[str, object]) -> Patches:
+def apply(model, kernels: Dict[str, object], fuse_layer_boundaries: bool = False) -> Patches:
     """Swaps the four kernels into `model` (a Qwen3ForCausalLM or Qwen3Model).
     `kernels`: the loaded kernel modules keyed by template name ("rmsnorm",
-    "fused_add_rmsnorm", "rope", "swiglu"). Returns the Patches; undo()
-    restores the model."""
+    "fused_add_rmsnorm", "rope", "swiglu"). fuse_layer_boundaries: each
+    layer's closing add fused with the next norm (see the module's
+    docstring). Returns the Patches; undo() restores the model."""
     if getattr(model.config, "output_hidden_states", False):
         raise ValueError("the fused residual add writes into the layers' inputs: "
                          "set config.output_hidden_states = False")
@@ -128,4 +181,24 @@ def apply(model, kernels: Dict[str, object]) -> Patches:
         elif isinstance(module, qwen3.Qwen3MLP):
             patches.set(module, "forward", MethodType(mlp, module), "silu_mul")
     patches.require("rms_norm", "qk_norm_rope", "fused_add_rms_norm", "silu_mul")
+    if fuse_layer_boundaries:
+        _fuse_layer_boundaries(model, kernels, patches)
     return patches
+
+
+def _fuse_layer_boundaries(model, kernels, patches: Patches) -> None:
+    """Rebinds every decoder layer to close with a fused add into the norm
+    after it (the next layer's input norm, the last one's: the final norm),
+    and those norms to take the hand-over."""
+    inner = getattr(model, "model", model)
+    layers = list(inner.layers[: model.config.num_hidden_layers])
+    norms_after = [nxt.input_layernorm for nxt in layers[1:]] + [inner.norm]
+    boundary = LayerBoundary()
+    fused, rms = kernels["fused_add_rmsnorm"], kernels["rmsnorm"]
+    for layer_module, next_norm in zip(layers, norms_after):
+        patches.set(layer_module, "forward",
+                    MethodType(_decoder_layer_forward(fused, next_norm, boundary), layer_module),
+                    "fused_layer_boundary")
+        patches.set(next_norm, "forward",
+                    MethodType(_boundary_norm_forward(rms, boundary), next_norm),
+                    "boundary_norm")

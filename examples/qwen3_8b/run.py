@@ -198,6 +198,9 @@ def main():
                         help="prefill cases, BATCHxTOKENS,... (each compiles once per column)")
     parser.add_argument("--decode-batches", type=_ints, default=[1, 8],
                         help="decode cases: batch sizes, comma-separated ('' for none)")
+    parser.add_argument("--fuse-layer-boundaries", action="store_true",
+                        help="also fuse each layer's closing residual add with the next norm "
+                             "(qwen3_patch.apply's fuse_layer_boundaries)")
     cli.add_common_arguments(parser, HERE)
     args = parser.parse_args()
     cli.require_gpu("tools/tests/e2e/test_examples_qwen3.py")
@@ -206,7 +209,7 @@ def main():
     namespaces = [k.__name__ for k in kernels.values()]
     model = build_model(args.layers)
     ours_model = sharing_twin(model)  # the same weights, patched
-    patches = qwen3_patch.apply(ours_model, kernels)
+    patches = qwen3_patch.apply(ours_model, kernels, args.fuse_layer_boundaries)
     print("swapped:", patches.summary())
     models = {"eager": model, "eager + ours": ours_model, "compile": model,
               "compile + ours": ours_model}
@@ -218,6 +221,7 @@ def main():
         "gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
         "cuda": torch.version.cuda, "transformers": transformers.__version__,
         "compile_mode": args.compile_mode or "default", "timing": "interleaved rounds",
+        "fused_layer_boundaries": args.fuse_layer_boundaries,
         "layers": args.layers, "cases": {c: b * (t if k == "prefill" else 1)
                                          for c, (k, b, t) in cases.items()},
         "check": check_logits(model, ours_model, torch.randint(

@@ -347,15 +347,17 @@ fi
 # one's run.py (the model with and without our kernels, eager and compiled) with
 # GPU_RUN_EXAMPLE_ARGS (e.g. "--layers 4" for a quick check); diffusers and the `kernels`
 # package come from .whl-ex/ (tools/scripts/fetch-example-wheels.sh), carried with the call.
-# Results (JSON and a markdown table) in logs/example-<name>/. An entry NAME+MODE runs the
-# example with torch.compile mode MODE (e.g. qwen3_8b+reduce-overhead: CUDA graphs in both
-# compiled columns), into logs/example-NAME+MODE/.
+# Results (JSON and a markdown table) in logs/example-<name>/. An entry NAME+ARGS adds run.py
+# arguments of its own, comma-separated, into logs/example-NAME+ARGS/ (e.g.
+# qwen3_8b+--compile-mode=reduce-overhead: CUDA graphs in both compiled columns;
+# qwen3_8b+--fuse-layer-boundaries).
 for ex in ${GPU_RUN_EXAMPLES:-}; do
   name="${ex%%+*}"
-  mode_args=()
-  [[ "$ex" == *+* ]] && mode_args=(--compile-mode "${ex#*+}")
-  step "example $name${mode_args[*]:+ ${mode_args[*]}}" "example-$ex.log" python3 "$ROOT/examples/$name/run.py" \
-    --out "$OUT/example-$ex" --workdir "$WORK/examples" "${mode_args[@]}" ${GPU_RUN_EXAMPLE_ARGS:-}
+  extra=()
+  [[ "$ex" == *+* ]] && IFS=, read -ra extra <<< "${ex#*+}"
+  step "example $name${extra[*]:+ ${extra[*]}}" "example-$ex.log" python3 \
+    "$ROOT/examples/$name/run.py" --out "$OUT/example-$ex" --workdir "$WORK/examples" \
+    "${extra[@]}" ${GPU_RUN_EXAMPLE_ARGS:-}
 done
 
 # Harness features on a real template: memcheck on one test, and the small rmsnorm cases timed

@@ -69,6 +69,55 @@ def test_a_wrong_kernel_changes_the_logits():
     assert not torch.allclose(patched, before, rtol=1e-4, atol=1e-4)
 
 
+def test_fused_layer_boundaries_match_transformers_and_undo_restores_them():
+    """With each layer's closing add fused into the next norm, the patched
+    model still computes transformers' logits, eagerly and traced by dynamo
+    in one graph; only the first layer's input norm is a plain rms_norm
+    (the others and the final norm take the hand-over); undo() restores."""
+    import qwen3_patch
+    from kernel_examples import reference_ops
+
+    torch.manual_seed(0)
+    model = transformers.Qwen3ForCausalLM(tiny_config(layers=3)).eval()
+    ids = torch.randint(0, 512, (2, 16))
+    kernels, calls = reference_ops.count_calls(reference_ops.qwen3_kernels())
+    with torch.no_grad():
+        before = model(ids).logits
+        patches = qwen3_patch.apply(model, kernels, fuse_layer_boundaries=True)
+        patched = model(ids).logits
+        assert calls == Counter(rms_norm=1, qk_norm_rope=3, fused_add_rms_norm=6, silu_mul=3)
+        compiled = torch.compile(model.forward, fullgraph=True, backend="eager")
+        traced = compiled(input_ids=ids).logits
+        patches.undo()
+        after = model(ids).logits
+    torch.testing.assert_close(patched, before, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(traced, before, rtol=1e-5, atol=1e-5)
+    assert torch.equal(after, before)
+
+
+def test_a_norm_after_a_fused_boundary_normalizes_any_other_input_itself():
+    """The hand-over is used only for the stream it was made for: the final
+    norm called on another tensor (or a second time) computes rms_norm."""
+    import qwen3_patch
+    from kernel_examples import reference_ops
+
+    torch.manual_seed(0)
+    model = transformers.Qwen3ForCausalLM(tiny_config()).eval()
+    kernels = reference_ops.qwen3_kernels()
+    qwen3_patch.apply(model, kernels, fuse_layer_boundaries=True)
+    norm = model.model.norm
+    x = torch.randn(2, 4, 128)
+    boundary = qwen3_patch.LayerBoundary()
+    boundary.hand_over(x, torch.zeros_like(x), norm)
+    assert boundary.take(x.clone(), norm) is None
+    assert boundary.take(x, model.model.layers[1].input_layernorm) is None
+    assert torch.equal(boundary.take(x, norm), torch.zeros_like(x))
+    assert boundary.take(x, norm) is None  # taken once
+    with torch.no_grad():
+        expected = reference_ops.rms_norm(x, norm.weight, norm.variance_epsilon)
+        torch.testing.assert_close(norm(x), expected)
+
+
 def test_a_sharing_twin_is_patched_alone_and_shares_the_weights():
     """run.py times the patched and unpatched model side by side: the twin
     holds the model's own parameter tensors (no second copy of 16 GB), and
@@ -151,7 +200,7 @@ config = transformers.Qwen3Config(hidden_size=128, intermediate_size=256, num_hi
 with default_dtype(torch.bfloat16), FakeTensorMode(allow_non_fake_inputs=True):
     with torch.device("cuda"):
         model = transformers.Qwen3ForCausalLM(config).eval()
-    qwen3_patch.apply(model, kernels)
+    qwen3_patch.apply(model, kernels, fuse_layer_boundaries=sys.argv[3] == "fused")
     ids = torch.zeros(1, 16, dtype=torch.long, device="cuda")
     with torch.no_grad():  # inference, as run.py runs it: our ops refuse autograd
         exported = torch.export.export(model, (ids,), kwargs={"use_cache": False}, strict=True)
@@ -162,12 +211,17 @@ print(json.dumps(calls))
 """
 
 
-def test_patched_model_exports_in_one_graph_with_the_real_kernels(built_projects):
+@pytest.mark.parametrize("boundaries, norms, adds", [("plain", 3, 2), ("fused", 1, 4)])
+def test_patched_model_exports_in_one_graph_with_the_real_kernels(built_projects, boundaries,
+                                                                  norms, adds):
+    """Fused boundaries: the second layer's input norm and the final norm
+    become the layers' closing fused adds."""
     projects = {t: str(built_projects.get(t)) for t in TEMPLATES}
-    result = run_python(EXPORT, REPO, json.dumps(projects), timeout=600)
+    result = run_python(EXPORT, REPO, json.dumps(projects), boundaries, timeout=600)
     assert result.returncode == 0, result.stderr[-4000:]
     calls = json.loads(result.stdout.strip().splitlines()[-1])
-    assert calls == {"rms_norm": 3, "qk_norm_rope": 2, "fused_add_rms_norm": 2, "silu_mul": 2}
+    assert calls == {"rms_norm": norms, "qk_norm_rope": 2, "fused_add_rms_norm": adds,
+                     "silu_mul": 2}
 
 
 def test_tables_show_wall_time_ratios_and_gpu_time_per_column():

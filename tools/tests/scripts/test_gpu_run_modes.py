@@ -117,7 +117,8 @@ def test_tune_entries_take_their_own_seconds_else_the_shared_time():
     assert "rmsnorm: kbuild tune --budget 24 --time 300" in s
 
 
-def test_an_example_entry_may_name_its_compile_mode():
-    s = steps_env({"GPU_RUN_EXAMPLES": "qwen3_8b qwen3_8b+reduce-overhead"}, "--quick")
+def test_an_example_entry_may_add_its_own_arguments():
+    s = steps_env({"GPU_RUN_EXAMPLES": "qwen3_8b "
+                   "qwen3_8b+--compile-mode=reduce-overhead,--fuse-layer-boundaries"}, "--quick")
     assert "example qwen3_8b" in s
-    assert "example qwen3_8b --compile-mode reduce-overhead" in s
+    assert "example qwen3_8b --compile-mode=reduce-overhead --fuse-layer-boundaries" in s
