@@ -211,8 +211,7 @@ def main():
     ours_model = sharing_twin(model)  # the same weights, patched
     patches = qwen3_patch.apply(ours_model, kernels, args.fuse_layer_boundaries)
     print("swapped:", patches.summary())
-    models = {"eager": model, "eager + ours": ours_model, "compile": model,
-              "compile + ours": ours_model}
+    models = {c: ours_model if "ours" in c else model for c in COLUMNS}
     cases = {f"prefill {b}x{t}": ("prefill", b, t) for b, t in args.prefill}
     cases.update({f"decode {b} token{'s' * (b > 1)}, {args.decode_prompt} cached":
                   ("decode", b, args.decode_prompt) for b in args.decode_batches})
