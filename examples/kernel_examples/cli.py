@@ -10,7 +10,7 @@ from . import kernels_loader
 
 
 def add_common_arguments(parser: argparse.ArgumentParser, example_dir: Path) -> None:
-    parser.add_argument("--iters", type=int, default=10, help="timed calls per case")
+    parser.add_argument("--iters", type=int, default=10, help="timed calls of each column per case")
     parser.add_argument("--out", type=Path, default=example_dir / "results",
                         help="where the JSON and markdown results go")
     parser.add_argument("--workdir", type=Path, default=kernels_loader.DEFAULT_WORKDIR,
