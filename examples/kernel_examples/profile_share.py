@@ -3,7 +3,7 @@ attention, our ops (by their torch.ops namespaces) and everything else (the
 elementwise and reduction kernels the swaps replace, and the rest)."""
 
 import re
-from typing import Callable, Dict, Iterable
+from typing import Callable, Dict, Iterable, List
 
 import torch
 from torch.profiler import ProfilerActivity, profile
@@ -19,9 +19,11 @@ def profile_step(fn: Callable[[], object], namespaces: Iterable[str], steps: int
     namespaces) and other; plus each part's share of the total, the
     kernels launched per step (a step whose wall time is far above its GPU
     total is bound by the host's launches, not by the GPU), ours_cpu, the
-    host microseconds spent inside our ops' calls, and host_top: the host
+    host microseconds spent inside our ops' calls, host_top: the host
     operations with the most self time per step (where a host-bound step's
-    time goes)."""
+    time goes), and kernels_by_name: [name, launches per step, GPU
+    microseconds per step] of every kernel, most launched first (what one
+    column launches that another does not)."""
     fn()
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
@@ -29,10 +31,14 @@ def profile_step(fn: Callable[[], object], namespaces: Iterable[str], steps: int
             fn()
         torch.cuda.synchronize()
     parts = {"total": 0.0, "gemm": 0.0, "attention": 0.0, "kernels": 0}
+    by_name: Dict[str, List[float]] = {}
     for event in prof.events():
         if event.device_type != torch.autograd.DeviceType.CUDA:
             continue
         parts["kernels"] += 1
+        calls_and_time = by_name.setdefault(event.name, [0, 0.0])
+        calls_and_time[0] += 1
+        calls_and_time[1] += event.device_time
         parts["total"] += event.device_time
         if GEMM.search(event.name):
             parts["gemm"] += event.device_time
@@ -45,6 +51,9 @@ def profile_step(fn: Callable[[], object], namespaces: Iterable[str], steps: int
     parts["other"] = parts["total"] - parts["gemm"] - parts["attention"] - parts["ours"]
     out = {k: v / steps for k, v in parts.items()}
     out["host_top"] = host_hot_spots(prof, steps)
+    out["kernels_by_name"] = sorted(
+        ([name, calls / steps, round(us / steps, 1)] for name, (calls, us) in by_name.items()),
+        key=lambda row: (-row[1], -row[2]))
     for k in ("gemm", "attention", "ours", "other"):
         out[k + "_share"] = out[k] / out["total"] if out["total"] else 0.0
     return out
@@ -59,3 +68,15 @@ def host_hot_spots(prof, steps: int):
     rows = sorted(prof.key_averages(), key=lambda r: r.self_cpu_time_total, reverse=True)
     return [[row.key, round(row.self_cpu_time_total / steps, 1), row.count / steps]
             for row in rows[:HOST_TOP]]
+
+
+def launch_differences(profile_a: Dict, profile_b: Dict, top: int = 15):
+    """The kernels launched a different number of times per step in two
+    profile_step results: [name, launches in a, launches in b], the largest
+    differences first."""
+    a = {name: calls for name, calls, _ in profile_a["kernels_by_name"]}
+    b = {name: calls for name, calls, _ in profile_b["kernels_by_name"]}
+    rows = [[name, a.get(name, 0.0), b.get(name, 0.0)] for name in a.keys() | b.keys()
+            if a.get(name, 0.0) != b.get(name, 0.0)]
+    rows.sort(key=lambda row: (-abs(row[1] - row[2]), row[0]))
+    return rows[:top]

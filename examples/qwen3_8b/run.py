@@ -25,7 +25,7 @@ from kernel_examples import cli, kernels_loader  # noqa: E402
 from kernel_examples.patching import sharing_twin  # noqa: E402
 from kernel_examples.default_dtype import default_dtype  # noqa: E402
 from kernel_examples.accuracy import TOLERANCE_FACTOR, rel_l2, within_budget  # noqa: E402
-from kernel_examples.profile_share import profile_step  # noqa: E402
+from kernel_examples.profile_share import launch_differences, profile_step  # noqa: E402
 from kernel_examples.timing import time_interleaved  # noqa: E402
 
 TEMPLATES = ["rmsnorm", "fused_add_rmsnorm", "rope", "swiglu"]
@@ -240,6 +240,8 @@ def main():
               "recompiles while timed", recompiles)
         for column, p in profiles.items():
             print(name, column, "host hot spots (us/step, calls/step):", p["host_top"][:6])
+        print(name, "kernels launched a different number of times (compile, compile + ours):",
+              launch_differences(profiles["compile"], profiles["compile + ours"]))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "qwen3_8b.json").write_text(json.dumps(results, indent=2))
     (args.out / "qwen3_8b.md").write_text(table(results) + "\n\n" + gpu_table(results) + "\n")
