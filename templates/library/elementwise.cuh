@@ -234,15 +234,18 @@ static __global__ void __launch_bounds__(kElementwiseThreads)
   }
 }
 
-// Blocks for `units` units, `per_step` a thread a step: one per 256 steps,
-// at most `waves` waves of resident blocks.
-inline unsigned ElementwiseBlocks(int64_t units, int per_step, int waves) {
+// Blocks for `units` units of Op's kernel for vectors of V: one per 256
+// steps of UnitsPerStep units, at most WavesOf<Op>() waves of resident
+// blocks.
+template <typename Op, int V, bool kSplit>
+unsigned ElementwiseBlocks(int64_t units) {
+  constexpr int kPerStep = UnitsPerStep<Op, V, kSplit>();
   const int64_t resident = int64_t{CachedSmCount()} *
                            std::max(1, CachedThreadsPerSm() / kElementwiseThreads);
-  const int64_t steps = (units + per_step - 1) / per_step;
+  const int64_t steps = (units + kPerStep - 1) / kPerStep;
   const int64_t wanted = (steps + kElementwiseThreads - 1) / kElementwiseThreads;
   return static_cast<unsigned>(std::max<int64_t>(
-      1, std::min<int64_t>(wanted, resident * waves)));
+      1, std::min<int64_t>(wanted, resident * WavesOf<Op>())));
 }
 
 // Launches make_op(TypeTag<T>{}) over rows x cols for dtype's T, choosing
@@ -276,13 +279,13 @@ cudaError_t LaunchElementwise(DType dtype, int64_t rows, int64_t cols, cudaStrea
     const int64_t units = rows * shape.units;
     const dim3 block(kElementwiseThreads);
     if (access.split) {
-      const dim3 grid(ElementwiseBlocks(units, UnitsPerStep<Op, kMaxWidth, true>(), WavesOf<Op>()));
+      const dim3 grid(ElementwiseBlocks<Op, kMaxWidth, true>(units));
       return LaunchOverlapped(ElementwiseKernel<kMaxWidth, true, Op>, grid, block,
                               stream, op, shape);
     }
     return DispatchVectorWidth<T>(access.width, [&](auto vc) {
       constexpr int kV = decltype(vc)::value;
-      const dim3 grid(ElementwiseBlocks(units, UnitsPerStep<Op, kV, false>(), WavesOf<Op>()));
+      const dim3 grid(ElementwiseBlocks<Op, kV, false>(units));
       return LaunchOverlapped(ElementwiseKernel<kV, false, Op>, grid, block, stream, op,
                               shape);
     });
