@@ -57,6 +57,9 @@
 # both need gpu-run-detached.sh. GPU_RUN_EXAMPLES ("qwen3_8b ltx_video") runs the end-to-end
 # examples (examples/README.md), with GPU_RUN_EXAMPLE_ARGS passed to each run.py;
 # GPU_RUN_FLUSH_PROBE=1 times a copy after each way of flushing L2 (l2_flush_probe.cu).
+# GPU_RUN_NCU_PEERS ("template:FILTER ...", e.g. "rope:rope_ltx_tables/2x16x16x24x32x64.bf16")
+# profiles our kernel beside each peer's under ncu for the bench cases FILTER matches
+# (tools/peer_bench/ncu_beside_peers.py), with inductor's Triton source in the same log.
 # GPU_RUN_DEFINES ("template:NAME=VALUE[,NAME=VALUE...][:FILTER[:notest]] ...") tests and
 # benchmarks a template's project again with those macros (kbuild --define), after its default
 # build: a tune knob tried beside the default (FILTER: the bench's --filter, no spaces; notest:
@@ -295,6 +298,18 @@ if [[ $TEMPLATES == 1 ]]; then
         for ext in md json; do cp "$proj/results/latest.$ext" "$OUT/bench-$t-graph.$ext" 2>/dev/null; done
       fi
     fi
+    # Our kernel and the peers' under ncu, side by side, for the cases GPU_RUN_NCU_PEERS names
+    # ("template:FILTER ...", FILTER a bench --filter without spaces): ncu-peers-<template>.log.
+    for entry in ${GPU_RUN_NCU_PEERS:-}; do
+      [[ "${entry%%:*}" == "$t" ]] || continue
+      nfilter="${entry#*:}"
+      step "$t: ncu beside peers ($nfilter)" "ncu-peers-$t.log" bash -c "cd '$proj' && \
+        kbuild bench --filter '$nfilter' && job=\$(ls -t build/bench-results/peers-job-*.json \
+        | head -1) && TORCH_LOGS=output_code ncu --nvtx --nvtx-include kbuild_ncu/ \
+        --clock-control none --section SpeedOfLight --section LaunchStats --section Occupancy \
+        --section MemoryWorkloadAnalysis --section WarpStateStats python3 \
+        '$ROOT/tools/peer_bench/ncu_beside_peers.py' --job \"\$job\""
+    done
     # The same project built with other macros (GPU_RUN_DEFINES), tested and benchmarked
     # beside the default build above: bench-<template>-<macros>.md / .json.
     for entry in ${GPU_RUN_DEFINES:-}; do

@@ -122,3 +122,11 @@ def test_an_example_entry_may_add_its_own_arguments():
                    "qwen3_8b+--compile-mode=reduce-overhead,--fuse-layer-boundaries"}, "--quick")
     assert "example qwen3_8b" in s
     assert "example qwen3_8b --compile-mode=reduce-overhead --fuse-layer-boundaries" in s
+
+
+def test_ncu_beside_peers_follows_the_bench_of_its_template_only():
+    s = steps_env({"GPU_RUN_TEMPLATES": "rope adaln", "GPU_RUN_SELFTESTS": "0",
+                   "GPU_RUN_NCU_PEERS": "rope:rope_ltx_tables/2x16x16x24x32x64.bf16"}, "--trust")
+    probe = "rope: ncu beside peers (rope_ltx_tables/2x16x16x24x32x64.bf16)"
+    assert probe in s and s.index(probe) == s.index("rope: kbuild bench") + 1
+    assert not any(step.startswith("adaln: ncu") for step in s)
