@@ -19,8 +19,8 @@
 // the edge elements go to the row's first block. Launched overlapped
 // (common/overlap.cuh).
 //
-// measured (H200, 2026-12-02, kbuild bench, bf16): 2x6144x2048 40.5 us, 88% of
-// copy; 0.89-1.04x torch.compile (results/h200-2026-12-02/run-1249).
+// measured (H200, 2026-12-03, kbuild bench, bf16): 2x6144x2048 36.4 us, 98% of
+// copy; 0.97-1.06x torch.compile (results/h200-2026-12-03/run-1125).
 
 #include "common/launch.cuh"
 #include "common/overlap.cuh"
@@ -64,8 +64,10 @@ __global__ void __launch_bounds__(kGatedThreads)
   if (idx < span.body) {
     float g[V];
     LoadWeights<W, V, !kSplit>(gate_row, span.head + static_cast<int64_t>(idx) * V, g);
-    *BodyVector<V, kSplit>(out_row, span, idx) = GatedSum<T, W, V>(
-        *BodyVector<V, kSplit>(x_row, span, idx), *BodyVector<V, kSplit>(y_row, span, idx), g);
+    // By value: bound to references, nvcc read x and y one element at a time (8 scalar loads).
+    const Vec<T, V> xv = *BodyVector<V, kSplit>(x_row, span, idx);
+    const Vec<T, V> yv = *BodyVector<V, kSplit>(y_row, span, idx);
+    *BodyVector<V, kSplit>(out_row, span, idx) = GatedSum<T, W, V>(xv, yv, g);
   }
   if (part == 0) {
     constexpr int kEdgeSlots = kEdgeSlotsPerThread<V, kWholeBlock, kSplit>;
