@@ -198,9 +198,11 @@ def main():
                         help="prefill cases, BATCHxTOKENS,... (each compiles once per column)")
     parser.add_argument("--decode-batches", type=_ints, default=[1, 8],
                         help="decode cases: batch sizes, comma-separated ('' for none)")
-    parser.add_argument("--fuse-layer-boundaries", action="store_true",
-                        help="also fuse each layer's closing residual add with the next norm "
-                             "(qwen3_patch.apply's fuse_layer_boundaries)")
+    parser.add_argument("--fuse-layer-boundaries", action=argparse.BooleanOptionalAction,
+                        default=True,
+                        help="fuse each layer's closing residual add with the next norm "
+                             "(qwen3_patch.apply's fuse_layer_boundaries; default: on, 36 "
+                             "launches a step fewer)")
     cli.add_common_arguments(parser, HERE)
     args = parser.parse_args()
     cli.require_gpu("tools/tests/e2e/test_examples_qwen3.py")
