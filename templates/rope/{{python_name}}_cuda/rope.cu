@@ -59,16 +59,18 @@ struct RopePlan {
 };
 
 // The vector width every tensor allows and the thread grid. extra: the
-// table tensors (nullptr pointers are skipped).
+// table tensors (nullptr pointers are skipped); width_cap: the widest V
+// allowed (0: 16 bytes of q's dtype).
 cudaError_t PlanRope(const RopeHeads& q, const RopeHeads& k, const RopeShape& shape, int elem_bytes,
-                     std::initializer_list<VectorAccess> extra, RopePlan* out) {
+                     std::initializer_list<VectorAccess> extra, RopePlan* out,
+                     int width_cap = 0) {
   if (shape.batch <= 0 || shape.seq <= 0 || shape.head_dim <= 0 || shape.head_dim % 2 != 0 ||
       shape.head_dim > 2 * PositionAngles::kTurns || q.heads <= 0 || k.heads <= 0 ||
       q.heads > (1 << 16) || k.heads > (1 << 16)) {
     return cudaErrorInvalidValue;
   }
   const int half = static_cast<int>(shape.head_dim / 2);
-  const int max_width = 16 / elem_bytes;
+  const int max_width = width_cap > 0 ? std::min(16 / elem_bytes, width_cap) : 16 / elem_bytes;
   out->width = std::min({PickVectorWidth(max_width, half,
                                          {{q.ptr, q.batch_stride, elem_bytes},
                                           {q.ptr, q.seq_stride, elem_bytes},
@@ -195,6 +197,10 @@ cudaError_t LaunchQkNormRope(RopeHeads q, RopeHeads k, RopeShape shape, DType dt
 cudaError_t LaunchRopeTable(RopeHeads q, RopeHeads k, RopeShape shape, DType dtype, RopeTable table,
                             cudaStream_t stream) {
   const int table_elem = DTypeSize(table.dtype);
+  // Per-head tables are the most bytes read (float32 ones twice q's): with
+  // ROPE_TABLE_WIDTH_CAP a chunk's table vectors are single 16-byte loads.
+  const int width_cap =
+      rope_tuning::kTableWidthCap && table.head_stride != 0 ? 16 / table_elem : 0;
   RopePlan plan;
   const cudaError_t planned = PlanRope(q, k, shape, DTypeSize(dtype),
                                        {{table.cos, table.batch_stride, table_elem},
@@ -203,7 +209,7 @@ cudaError_t LaunchRopeTable(RopeHeads q, RopeHeads k, RopeShape shape, DType dty
                                         {table.sin, table.batch_stride, table_elem},
                                         {table.sin, table.seq_stride, table_elem},
                                         {table.sin, table.head_stride, table_elem}},
-                                       &plan);
+                                       &plan, width_cap);
   if (planned != cudaSuccess) return planned;
   return DispatchInputParam(dtype, table.dtype, [&](auto xt, auto wt) {
     using T = typename decltype(xt)::type;

@@ -12,6 +12,10 @@
 //   QK_NORM_ROPE_MIN_BLOCKS  0  the same for the fused QK-norm + rope kernel
 //                               (48-64 registers uncapped, 80 with fp32
 //                               tables, which spill under 4's 64)
+//   ROPE_TABLE_WIDTH_CAP     0  per-head cos / sin tables (LTX-Video's): 1
+//                               caps V at 16 bytes of the table's dtype
+//                               (float32 tables with 16-bit q: 4 pairs a
+//                               chunk instead of 8, twice the threads)
 #pragma once
 
 #ifndef ROPE_SLOTS_PER_THREAD
@@ -23,12 +27,16 @@
 #ifndef QK_NORM_ROPE_MIN_BLOCKS
 #define QK_NORM_ROPE_MIN_BLOCKS 0
 #endif
+#ifndef ROPE_TABLE_WIDTH_CAP
+#define ROPE_TABLE_WIDTH_CAP 0
+#endif
 
 namespace rope_tuning {
 
 constexpr int kSlotsPerThread = ROPE_SLOTS_PER_THREAD;
 constexpr int kMinBlocks = ROPE_MIN_BLOCKS;
 constexpr int kQkNormMinBlocks = QK_NORM_ROPE_MIN_BLOCKS;
+constexpr bool kTableWidthCap = ROPE_TABLE_WIDTH_CAP != 0;
 
 static_assert(kSlotsPerThread == 1 || kSlotsPerThread == 2 || kSlotsPerThread == 4 ||
                   kSlotsPerThread == 8,
@@ -38,5 +46,7 @@ static_assert(kMinBlocks == 0 || (kMinBlocks >= 2 && kMinBlocks <= 8),
               "threads fill an SM's 2048)");
 static_assert(kQkNormMinBlocks == 0 || (kQkNormMinBlocks >= 2 && kQkNormMinBlocks <= 8),
               "QK_NORM_ROPE_MIN_BLOCKS must be 0 (no promise) or 2-8");
+static_assert(ROPE_TABLE_WIDTH_CAP == 0 || ROPE_TABLE_WIDTH_CAP == 1,
+              "ROPE_TABLE_WIDTH_CAP must be 0 or 1");
 
 }  // namespace rope_tuning
