@@ -76,5 +76,35 @@ TEST(SassCheck, ReadsPredicatesWidthsAndKeepsTheFirstArchitecture) {
   EXPECT_EQ(functions[0].name, "k(float*)");
 }
 
+// Shaped like nvcc 13.0's SASS for a bf16 vector read through a const reference (x) beside
+// one read into a local (y): eight LDG.E.U16 at +0x0 .. +0xe from one register.
+TEST(SassCheck, FindsAVectorReadAnElementAtATime) {
+  std::string sass = "\tcode for sm_90a\n\t\tFunction : _Z1kP6__halfPKS_S2_\n";
+  for (int i = 0; i < 8; ++i) {
+    const std::string offset = i == 0 ? "" : "+0x" + std::string(1, "02468ace"[i]);
+    sass += "        /*0100*/                   LDG.E.U16.CONSTANT R" + std::to_string(10 + i) +
+            ", desc[UR4][R4.64" + offset + "] ;  /* 0x0 */\n";
+  }
+  sass +=
+      "        /*0200*/                   LDG.E.128.CONSTANT R20, desc[UR4][R6.64] ;\n"
+      // a split row's edge: scalars, none of them a whole 16-byte window
+      "        /*0210*/               @P0 LDG.E.U16 R30, desc[UR4][R8.64+0x10] ;\n"
+      "        /*0220*/               @P1 LDG.E.U16 R31, desc[UR4][R8.64+0x12] ;\n"
+      "        /*0230*/                   STG.E.128 desc[UR4][R2.64], R20 ;\n"
+      "\t\tFunction : _Z1jPf\n"
+      "        /*0010*/                   LDG.E.U16 R2, desc[UR4][R4.64] ;\n";
+  const auto functions = ParseCuobjdumpSass(sass);
+  ASSERT_EQ(functions.size(), 2u);
+  EXPECT_EQ(functions[0].element_read_vectors, 1);
+  EXPECT_EQ(functions[0].global_loads, (std::map<int, int>{{16, 10}, {128, 1}}));
+  const auto findings = SassFindings(functions[0]);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_TRUE(findings[0].starts_with("1 16-byte vector(s) read an element at a time"));
+  EXPECT_EQ(functions[1].element_read_vectors, 0);  // the same register, another kernel
+  const auto json = SassFunctionJson(functions[0]);
+  EXPECT_EQ(json["element_read_vectors"], 1);
+  EXPECT_EQ(SassFunctionFromJson(json).element_read_vectors, 1);
+}
+
 }  // namespace
 }  // namespace kb

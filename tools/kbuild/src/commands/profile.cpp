@@ -186,9 +186,9 @@ void AddProfileCommand(CLI::App& app, const GlobalOptions& global, Invocation& i
       "(spill) traffic; L1/L2 hit rates; how much of each fetched sector global loads and "
       "stores use; the top warp stall reasons; a verdict (memory-bound near peak, memory-bound "
       "far from peak and why, latency-bound, compute-bound) naming the causes; and the SASS "
-      "check (global load/store widths, LDL/STL local-memory instructions, ptxas resource "
-      "usage). Without ncu, a GPU or counter permission it says so and prints the SASS check "
-      "of every project kernel.");
+      "check (global load/store widths, 16-byte vectors split into element loads, LDL/STL "
+      "local-memory instructions, ptxas resource usage). Without ncu, a GPU or counter "
+      "permission it says so and prints the SASS check of every project kernel.");
   auto flags = std::make_shared<ProfileFlags>();
   sub->add_option("--case", flags->case_name,
                   "The benchmark case, '<benchmark>/<case>' as kbuild bench prints it (or the "

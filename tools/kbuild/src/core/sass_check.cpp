@@ -4,8 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "core/json_fields.h"
 #include "core/kernel_names.h"
@@ -78,6 +80,53 @@ std::optional<int> FieldAfter(std::string_view line, std::string_view key) {
   return any ? std::optional<int>(value) : std::nullopt;
 }
 
+// The address of a load, "[R2.64+0xe]" -> ("R2.64", 14); "[R2.64]" -> ("R2.64", 0).
+// Empty register when the line has no such operand.
+std::pair<std::string, int64_t> AddressOperand(std::string_view line) {
+  const size_t close = line.find("*/");  // past the instruction's address comment
+  size_t open = line.find('[', close == std::string_view::npos ? 0 : close);
+  if (open == std::string_view::npos) return {};
+  size_t end = line.find(']', open);
+  if (end == std::string_view::npos) return {};
+  if (end + 1 < line.size() && line[end + 1] == '[') {  // desc[UR4][R2.64]: the address is second
+    open = end + 1;
+    end = line.find(']', open);
+    if (end == std::string_view::npos) return {};
+  }
+  const std::string_view inside = line.substr(open + 1, end - open - 1);
+  const size_t plus = inside.find("+0x");
+  if (plus == std::string_view::npos) return {std::string(Trim(inside)), 0};
+  int64_t offset = 0;
+  for (char c : inside.substr(plus + 3)) {
+    const int digit = c >= '0' && c <= '9'   ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                             : -1;
+    if (digit < 0 || offset > (int64_t{1} << 40)) break;
+    offset = offset * 16 + digit;
+  }
+  return {std::string(Trim(inside.substr(0, plus))), offset};
+}
+
+// Narrow loads of one kernel by address register: the offsets read.
+using NarrowLoads = std::map<std::pair<int, std::string>, std::set<int64_t>>;
+
+// 16-byte windows every element of which a register's narrow loads read.
+int ElementReadVectors(const NarrowLoads& loads) {
+  int vectors = 0;
+  for (const auto& [key, offsets] : loads) {
+    const int bytes = key.first / 8;
+    std::set<int64_t> windows;
+    for (int64_t o : offsets) windows.insert(o - o % 16);
+    for (int64_t w : windows) {
+      bool whole = true;
+      for (int64_t b = w; b < w + 16 && whole; b += bytes) whole = offsets.count(b) > 0;
+      vectors += whole ? 1 : 0;
+    }
+  }
+  return vectors;
+}
+
 }  // namespace
 
 std::vector<SassFunction> ParseCuobjdumpSass(std::string_view text) {
@@ -85,15 +134,21 @@ std::vector<SassFunction> ParseCuobjdumpSass(std::string_view text) {
   std::set<std::string> seen;
   std::string arch;
   SassFunction* current = nullptr;
+  NarrowLoads narrow;
+  const auto finish = [&] {
+    if (current) current->element_read_vectors = ElementReadVectors(narrow);
+    narrow.clear();
+    current = nullptr;
+  };
   std::istringstream in{std::string(text)};
   for (std::string raw; std::getline(in, raw);) {
     const std::string_view line = Trim(raw);
     if (line.starts_with("code for ")) {
+      finish();
       arch = std::string(Trim(line.substr(9)));
-      current = nullptr;
     } else if (line.starts_with("Function : ")) {
+      finish();
       const std::string mangled(Trim(line.substr(11)));
-      current = nullptr;
       if (!seen.insert(mangled).second) continue;  // the same kernel for a later architecture
       current = &functions.emplace_back();
       current->mangled = mangled;
@@ -103,7 +158,12 @@ std::vector<SassFunction> ParseCuobjdumpSass(std::string_view text) {
       const std::string_view opcode = Opcode(line);
       const std::string_view base = opcode.substr(0, opcode.find('.'));
       if (base == "LDG" || base == "LDGSTS") {
-        ++current->global_loads[AccessBits(opcode)];
+        const int bits = AccessBits(opcode);
+        ++current->global_loads[bits];
+        if (base == "LDG" && bits <= 16) {
+          auto [reg, offset] = AddressOperand(line);
+          if (!reg.empty()) narrow[{bits, std::move(reg)}].insert(offset);
+        }
       } else if (base == "STG") {
         ++current->global_stores[AccessBits(opcode)];
       } else if (base == "LDL") {
@@ -113,6 +173,7 @@ std::vector<SassFunction> ParseCuobjdumpSass(std::string_view text) {
       }
     }
   }
+  finish();
   return functions;
 }
 
@@ -174,6 +235,13 @@ std::vector<std::string> SassFindings(const SassFunction& f) {
         "global loads are at most {}-bit: no vector loads (16-byte LDG.128 moves 8 bf16 at once)",
         widest));
   }
+  if (f.element_read_vectors > 0) {
+    findings.push_back(fmt::format(
+        "{} 16-byte vector(s) read an element at a time (narrow loads at every offset of one "
+        "16-byte window): nvcc splits a vector read through a reference or element by element; "
+        "copy it into a local Vec first (expected only on rows misaligned on purpose)",
+        f.element_read_vectors));
+  }
   return findings;
 }
 
@@ -193,6 +261,7 @@ nlohmann::json SassFunctionJson(const SassFunction& f) {
           {"global_stores", widths(f.global_stores)},
           {"local_loads", f.local_loads},
           {"local_stores", f.local_stores},
+          {"element_read_vectors", f.element_read_vectors},
           {"registers", or_null(f.registers)},
           {"stack_bytes", or_null(f.stack_bytes)},
           {"shared_bytes", or_null(f.shared_bytes)},
@@ -226,6 +295,7 @@ SassFunction SassFunctionFromJson(const nlohmann::json& object) {
   f.global_stores = widths("global_stores");
   f.local_loads = count(NumberOr(object, "local_loads"));
   f.local_stores = count(NumberOr(object, "local_stores"));
+  f.element_read_vectors = count(NumberOr(object, "element_read_vectors"));
   f.registers = known("registers");
   f.stack_bytes = known("stack_bytes");
   f.shared_bytes = known("shared_bytes");

@@ -22,6 +22,10 @@ struct SassFunction {
   std::map<int, int> global_stores;  // STG
   int local_loads = 0;               // LDL: a spilled or dynamically indexed value read back
   int local_stores = 0;              // STL
+  // 16-byte vectors read an element at a time: 8 LDG.16 (or 16 LDG.8) at
+  // consecutive offsets from one address register, as nvcc emits for a vector
+  // bound to a reference and read element by element.
+  int element_read_vectors = 0;
   // ptxas resource usage (cuobjdump -res-usage), when known.
   std::optional<int> registers;
   std::optional<int> stack_bytes;
@@ -40,7 +44,8 @@ void AddResourceUsage(std::string_view text, std::vector<SassFunction>& function
 // "loads 2x LDG.128; stores 1x STG.128, 4x STG.16; local memory: none; 28 registers, stack 0 B"
 std::string SassCheckLine(const SassFunction& function);
 
-// Problems the SASS shows on its own: local-memory traffic, no vector access.
+// Problems the SASS shows on its own: local-memory traffic, no vector access,
+// vectors read an element at a time.
 std::vector<std::string> SassFindings(const SassFunction& function);
 
 nlohmann::json SassFunctionJson(const SassFunction& function);
