@@ -10,6 +10,7 @@ kernels without one are checked. No GPU needed: nvcc compiles each kernel file t
 Run: .venv/bin/python -m pytest tools/tests/templates/test_vector_loads.py
 """
 
+import os
 import re
 import shutil
 import subprocess
@@ -22,6 +23,12 @@ TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
 # The last element of a 16-byte vector of 2-byte values, loaded on its own.
 ELEMENT_LOAD = re.compile(r"ld\.global\S*\.(?:u16|b16)\s+%\w+, \[%rd\d+\+14\]")
 ENTRY = re.compile(r"^(?:\.visible )?\.entry (\S+)\((.*?)^\}", re.S | re.M)
+
+
+def find_nvcc():
+    """nvcc on PATH, else the CUDA Toolkit's (CUDA_HOME, /usr/local/cuda)."""
+    cuda = Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "bin" / "nvcc"
+    return shutil.which("nvcc") or (str(cuda) if cuda.is_file() else None)
 
 
 def kernel_files():
@@ -69,7 +76,7 @@ def element_loading_kernels(ptx: str):
 
 
 def test_the_check_sees_a_vector_read_element_by_element(tmp_path):
-    nvcc = shutil.which("nvcc")
+    nvcc = find_nvcc()
     if nvcc is None:
         pytest.skip("no nvcc on this machine")
     unit = tmp_path / "probe.cu"
@@ -96,7 +103,7 @@ __global__ void ByValue(V8* out, const V8* __restrict__ x, const V8* __restrict_
 
 
 def test_aligned_template_kernels_load_whole_vectors(tmp_path):
-    nvcc = shutil.which("nvcc")
+    nvcc = find_nvcc()
     if nvcc is None:
         pytest.skip("no nvcc on this machine")
     units = [rendered(f, tmp_path) for f in kernel_files()]
