@@ -112,8 +112,9 @@ cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q, const RopeHeads& k
     const dim3 block(kRopeThreads);
     constexpr int kMinBlocks = rope_tuning::kMinBlocks;
     if (interleaved) {
-      return LaunchOverlapped(RopeKernel<T, V, true, Angles, kMinBlocks>, grid, block, stream,
-                              RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
+      constexpr bool kHalves = rope_tuning::kInterleavedHalves;
+      return LaunchOverlapped(RopeKernel<T, V, true, Angles, kMinBlocks, kHalves>, grid, block,
+                              stream, RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
     }
     if constexpr (kHalfSplit) {
       return LaunchOverlapped(RopeKernel<T, V, false, Angles, kMinBlocks>, grid, block, stream,

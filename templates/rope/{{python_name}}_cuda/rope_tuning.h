@@ -16,6 +16,11 @@
 //                               caps V at 16 bytes of the table's dtype
 //                               (float32 tables with 16-bit q: 4 pairs a
 //                               chunk instead of 8, twice the threads)
+//   ROPE_INTERLEAVED_HALVES  0  interleaved pairs (LTX-Video, GPT-J): 1 takes
+//                               a thread's two vectors from the head's two
+//                               halves, so each load instruction's lanes read
+//                               neighbouring 16-byte vectors (0: neighbouring
+//                               vector pairs, every other vector a lane apart)
 #pragma once
 
 #ifndef ROPE_SLOTS_PER_THREAD
@@ -30,6 +35,9 @@
 #ifndef ROPE_TABLE_WIDTH_CAP
 #define ROPE_TABLE_WIDTH_CAP 0
 #endif
+#ifndef ROPE_INTERLEAVED_HALVES
+#define ROPE_INTERLEAVED_HALVES 0
+#endif
 
 namespace rope_tuning {
 
@@ -37,6 +45,7 @@ constexpr int kSlotsPerThread = ROPE_SLOTS_PER_THREAD;
 constexpr int kMinBlocks = ROPE_MIN_BLOCKS;
 constexpr int kQkNormMinBlocks = QK_NORM_ROPE_MIN_BLOCKS;
 constexpr bool kTableWidthCap = ROPE_TABLE_WIDTH_CAP != 0;
+constexpr bool kInterleavedHalves = ROPE_INTERLEAVED_HALVES != 0;
 
 static_assert(kSlotsPerThread == 1 || kSlotsPerThread == 2 || kSlotsPerThread == 4 ||
                   kSlotsPerThread == 8,
@@ -48,5 +57,7 @@ static_assert(kQkNormMinBlocks == 0 || (kQkNormMinBlocks >= 2 && kQkNormMinBlock
               "QK_NORM_ROPE_MIN_BLOCKS must be 0 (no promise) or 2-8");
 static_assert(ROPE_TABLE_WIDTH_CAP == 0 || ROPE_TABLE_WIDTH_CAP == 1,
               "ROPE_TABLE_WIDTH_CAP must be 0 or 1");
+static_assert(ROPE_INTERLEAVED_HALVES == 0 || ROPE_INTERLEAVED_HALVES == 1,
+              "ROPE_INTERLEAVED_HALVES must be 0 or 1");
 
 }  // namespace rope_tuning

@@ -2,7 +2,8 @@
 //
 // Work split. A thread owns one (token, chunk) of every head it visits: a
 // chunk is V rotation pairs held as two Vec<T, V> (half-split: elements
-// [cV, cV + V) and the same + d/2; interleaved: elements [2cV, 2cV + 2V)).
+// [cV, cV + V) and the same + d/2; interleaved: elements [2cV, 2cV + 2V), or
+// with kHalves as half-split's, each vector holding V / 2 whole pairs).
 // Heads are "slots" 0 .. max(q heads, k heads) - 1; slot h rotates q head h
 // and k head h where they exist, so one angle serves both. A thread visits
 // slots g, g + groups, ... one after the other, with one angle computation
@@ -77,6 +78,14 @@ struct PairAngles {
   __device__ __forceinline__ float Sin(int k) const { return s[kInterleaved ? k / 2 : k % V]; }
   __device__ __forceinline__ void Hide() {}  // floats already: nothing to hoist
 };
+
+// The rotation pair of an interleaved chunk's elements 2p and 2p + 1: the low
+// vector holds elements lo .. lo + V - 1 of the head, the high one hi .. hi +
+// V - 1 (hi = lo + V, or the same place in the head's second half).
+template <int V>
+__device__ __forceinline__ int InterleavedPair(int p, int lo, int hi) {
+  return (2 * p < V ? lo + 2 * p : hi + 2 * p - V) / 2;
+}
 
 // cos and sin of 2 pi * turns, reduced in float64 first.
 __device__ __forceinline__ void SinCosTurns(double turns, float* s, float* c) {
@@ -165,13 +174,15 @@ struct PositionAngles {
   using Held = PairAngles<V, kInterleaved>;
 
   template <int V, bool kInterleaved>
-  __device__ __forceinline__ PairAngles<V, kInterleaved> Get(int64_t b, int64_t s, int, int lo, int,
-                                                             const double* turns) const {
+  __device__ __forceinline__ PairAngles<V, kInterleaved> Get(int64_t b, int64_t s, int, int lo,
+                                                             int hi, const double* turns) const {
     const double pos = static_cast<double>(positions[b * batch_stride + s]);
-    const int first = kInterleaved ? lo / 2 : lo;  // pair of element lo
     PairAngles<V, kInterleaved> out;
 #pragma unroll
-    for (int p = 0; p < V; ++p) SinCosTurns(pos * turns[first + p], &out.s[p], &out.c[p]);
+    for (int p = 0; p < V; ++p) {
+      const int pair = kInterleaved ? InterleavedPair<V>(p, lo, hi) : lo + p;
+      SinCosTurns(pos * turns[pair], &out.s[p], &out.c[p]);
+    }
     return out;
   }
 };
@@ -205,8 +216,8 @@ struct LtxVideoAngles {
   using Held = PairAngles<V, kInterleaved>;
 
   template <int V, bool kInterleaved>
-  __device__ __forceinline__ PairAngles<V, kInterleaved> Get(int64_t, int64_t s, int h, int lo, int,
-                                                             const double* turns) const {
+  __device__ __forceinline__ PairAngles<V, kInterleaved> Get(int64_t, int64_t s, int h, int lo,
+                                                             int hi, const double* turns) const {
     static_assert(kInterleaved, "LTX-Video pairs channels 2i and 2i + 1");
     const int64_t plane = static_cast<int64_t>(height) * width;
     const double coord[3] = {static_cast<double>(s / plane), static_cast<double>(s % plane / width),
@@ -214,11 +225,10 @@ struct LtxVideoAngles {
     double unit[3];
 #pragma unroll
     for (int a = 0; a < 3; ++a) unit[a] = 2.0 * (coord[a] * scale[a]) - 1.0;
-    const int first = h * half + lo / 2 - pad_pairs;  // pair past the padding
     PairAngles<V, true> out;
 #pragma unroll
     for (int p = 0; p < V; ++p) {
-      const int q = first + p;
+      const int q = h * half + InterleavedPair<V>(p, lo, hi) - pad_pairs;  // past the padding
       if (q < 0) {
         out.c[p] = 1.f;
         out.s[p] = 0.f;
@@ -279,8 +289,13 @@ __device__ __forceinline__ void RotateChunk(const HeadRows<T>& rows, int64_t b, 
 // Launch: kRopeThreads threads per block, grid.threads threads in all
 // (token-major, then slot group, then chunk: neighbouring threads touch
 // neighbouring vectors of a head). kMinBlocks: the blocks per SM
-// __launch_bounds__ promises (0: none).
-template <typename T, int V, bool kInterleaved, typename Angles, int kMinBlocks = 0>
+// __launch_bounds__ promises (0: none). kHalves: interleaved chunks of V >= 2
+// take their two vectors from the head's two halves, as half-split ones do,
+// so a load instruction's lanes read neighbouring vectors (interleaved pairs
+// lie inside a vector); else from neighbouring places, every other vector a
+// lane apart.
+template <typename T, int V, bool kInterleaved, typename Angles, int kMinBlocks = 0,
+          bool kHalves = false>
 __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
     RopeKernel(HeadRows<T> q, HeadRows<T> k, RopeGrid grid, Angles angles) {
   __shared__ double turns[Angles::kTurns];
@@ -297,8 +312,9 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   const int64_t b = token / grid.seq;
   const int64_t s = token % grid.seq;
   // The chunk's two vectors in a head (vector indices; elements * V).
-  const int lo_vec = kInterleaved ? 2 * chunk : chunk;
-  const int hi_vec = kInterleaved ? 2 * chunk + 1 : grid.chunks + chunk;
+  constexpr bool kAdjacent = kInterleaved && (V == 1 || !kHalves);
+  const int lo_vec = kAdjacent ? 2 * chunk : chunk;
+  const int hi_vec = kAdjacent ? 2 * chunk + 1 : grid.chunks + chunk;
 
   typename Angles::template Held<V, kInterleaved> held;
   const bool per_head = angles.PerHead();
