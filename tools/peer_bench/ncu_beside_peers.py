@@ -26,11 +26,11 @@ sys.path.insert(0, HARNESS_PYTHON)
 
 import torch  # noqa: E402
 
-from peer_job import read_job  # noqa: E402
+from peer_job import JobError, read_job  # noqa: E402
 from peer_run import case_seed  # noqa: E402
 from peer_values import as_arguments  # noqa: E402
-from peer_worker import prepare  # noqa: E402
-from peers_file import load_peers_file  # noqa: E402
+from peer_worker import WorkerError, prepare  # noqa: E402
+from peers_file import PeersFileError, load_peers_file  # noqa: E402
 
 RANGE = "kbuild_ncu"
 WARMUP_CALLS = 3
@@ -67,9 +67,13 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--job", required=True, help="the peer job kbuild bench wrote")
     args = parser.parse_args(argv)
-    job = read_job(args.job)
-    ops = prepare(job)
-    entries = load_peers_file(job.peers_file)
+    try:
+        job = read_job(args.job)
+        ops = prepare(job)
+        entries = load_peers_file(job.peers_file)
+    except (JobError, PeersFileError, WorkerError) as e:
+        print(f"ncu_beside_peers: {e}", file=sys.stderr)
+        return 1
     for case in job.cases:
         entry = entries.get(case.benchmark)
         if entry is None:

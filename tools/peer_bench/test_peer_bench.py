@@ -144,3 +144,15 @@ def test_the_launch_sweep_compiles_against_the_template_kernels(tmp_path):
          str(root / "tools" / "peer_bench" / "rmsnorm_launch_sweep.cu"), "-o",
          str(tmp_path / "sweep")], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-4000:]
+
+
+def test_ncu_beside_peers_says_in_one_line_why_a_job_cannot_run(tmp_path, capsys):
+    import ncu_beside_peers
+
+    job = tmp_path / "job.json"
+    job.write_text('{"schema": "something else"}')
+    assert ncu_beside_peers.main(["--job", str(job)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("ncu_beside_peers: ") and "\n" not in err and "schema" in err
+    assert ncu_beside_peers.main(["--job", str(tmp_path / "missing.json")]) == 1
+    assert "cannot open it" in capsys.readouterr().err
