@@ -28,6 +28,7 @@ import torch  # noqa: E402
 
 from peer_job import JobError, read_job  # noqa: E402
 from peer_run import case_seed  # noqa: E402
+from peer_text import describe_exception  # noqa: E402
 from peer_values import as_arguments  # noqa: E402
 from peer_worker import WorkerError, prepare  # noqa: E402
 from peers_file import PeersFileError, load_peers_file  # noqa: E402
@@ -43,7 +44,8 @@ def implementations(entry, ops):
         try:
             found.append((name, factory()))
         except Exception as e:  # noqa: BLE001 - not installed: say so, profile the rest
-            print(f"ncu_beside_peers: {name}: not available: {e}", file=sys.stderr)
+            print(f"ncu_beside_peers: {name}: not available: {describe_exception(e)}",
+                  file=sys.stderr)
     return found
 
 

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <set>
 #include <sstream>
@@ -96,14 +97,10 @@ std::pair<std::string, int64_t> AddressOperand(std::string_view line) {
   const std::string_view inside = line.substr(open + 1, end - open - 1);
   const size_t plus = inside.find("+0x");
   if (plus == std::string_view::npos) return {std::string(Trim(inside)), 0};
+  const std::string_view hex = inside.substr(plus + 3);
   int64_t offset = 0;
-  for (char c : inside.substr(plus + 3)) {
-    const int digit = c >= '0' && c <= '9'   ? c - '0'
-                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                             : -1;
-    if (digit < 0 || offset > (int64_t{1} << 40)) break;
-    offset = offset * 16 + digit;
+  if (std::from_chars(hex.data(), hex.data() + hex.size(), offset, 16).ec != std::errc{}) {
+    return {};
   }
   return {std::string(Trim(inside.substr(0, plus))), offset};
 }
