@@ -71,16 +71,6 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   LoadHeldVectors<V, kSplit>(x_row, span, s.first, s.step, r);
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, s.first, s.step, edges);
-#if ADALN_PREFETCH_MODULATION
-  // An experiment (kbuild --define ADALN_PREFETCH_MODULATION=1): per-token
-  // modulation rows come from DRAM only at the store, after the row's
-  // reduction; asking L2 for them now overlaps that read with it.
-  ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int, int idx) {
-    const int64_t offset = span.head + static_cast<int64_t>(idx) * V;
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(RowOf<W>(scale, s.row, tokens) + offset));
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(RowOf<W>(shift, s.row, tokens) + offset));
-  });
-#endif
   // LayerNorm's sum is taken relative to the row's first element; RMSNorm ignores it.
   const float pivot = kNorm == NormKind::kLayer ? RowPivot(x_row, s.valid, hidden) : 0.f;
   const RowStats st =

@@ -33,7 +33,9 @@
 //
 // measured (H200, 2026-12-02; results/h200-2026-12-02/run-1659): positions
 // 1x32768x32x8x128 bf16 170 us, 94% of copy; tables 172 us, 95%, 0.98x
-// torch.compile, 0.99x Liger.
+// torch.compile, 0.99x Liger. LTX-Video's per-head tables 2x16x16x24x32x64
+// bf16 (2026-12-03, results/h200-2026-12-03/run-1354): 95.7 us, 0.96x
+// torch.compile, with ROPE_INTERLEAVED_HALVES (108.1 us without).
 
 #include <algorithm>
 #include <cmath>
@@ -59,18 +61,16 @@ struct RopePlan {
 };
 
 // The vector width every tensor allows and the thread grid. extra: the
-// table tensors (nullptr pointers are skipped); width_cap: the widest V
-// allowed (0: 16 bytes of q's dtype).
+// table tensors (nullptr pointers are skipped).
 cudaError_t PlanRope(const RopeHeads& q, const RopeHeads& k, const RopeShape& shape, int elem_bytes,
-                     std::initializer_list<VectorAccess> extra, RopePlan* out,
-                     int width_cap = 0) {
+                     std::initializer_list<VectorAccess> extra, RopePlan* out) {
   if (shape.batch <= 0 || shape.seq <= 0 || shape.head_dim <= 0 || shape.head_dim % 2 != 0 ||
       shape.head_dim > 2 * PositionAngles::kTurns || q.heads <= 0 || k.heads <= 0 ||
       q.heads > (1 << 16) || k.heads > (1 << 16)) {
     return cudaErrorInvalidValue;
   }
   const int half = static_cast<int>(shape.head_dim / 2);
-  const int max_width = width_cap > 0 ? std::min(16 / elem_bytes, width_cap) : 16 / elem_bytes;
+  const int max_width = 16 / elem_bytes;
   out->width = std::min({PickVectorWidth(max_width, half,
                                          {{q.ptr, q.batch_stride, elem_bytes},
                                           {q.ptr, q.seq_stride, elem_bytes},
@@ -198,10 +198,6 @@ cudaError_t LaunchQkNormRope(RopeHeads q, RopeHeads k, RopeShape shape, DType dt
 cudaError_t LaunchRopeTable(RopeHeads q, RopeHeads k, RopeShape shape, DType dtype, RopeTable table,
                             cudaStream_t stream) {
   const int table_elem = DTypeSize(table.dtype);
-  // Per-head tables are the most bytes read (float32 ones twice q's): with
-  // ROPE_TABLE_WIDTH_CAP a chunk's table vectors are single 16-byte loads.
-  const int width_cap =
-      rope_tuning::kTableWidthCap && table.head_stride != 0 ? 16 / table_elem : 0;
   RopePlan plan;
   const cudaError_t planned = PlanRope(q, k, shape, DTypeSize(dtype),
                                        {{table.cos, table.batch_stride, table_elem},
@@ -210,7 +206,7 @@ cudaError_t LaunchRopeTable(RopeHeads q, RopeHeads k, RopeShape shape, DType dty
                                         {table.sin, table.batch_stride, table_elem},
                                         {table.sin, table.seq_stride, table_elem},
                                         {table.sin, table.head_stride, table_elem}},
-                                       &plan, width_cap);
+                                       &plan);
   if (planned != cudaSuccess) return planned;
   return DispatchInputParam(dtype, table.dtype, [&](auto xt, auto wt) {
     using T = typename decltype(xt)::type;
