@@ -60,6 +60,20 @@ def qk_norm_rope(q, k, q_weight, k_weight, cos, sin, eps=1e-6, interleaved=False
     return q, k
 
 
+def qk_norm_rope_to_cache(q, k, q_weight, k_weight, cos, sin, k_cache, cache_length,
+                          eps=1e-6, interleaved=False, layout="bshd"):
+    """qk_norm_rope on q in place and on a copy of k, whose token s goes to
+    slot cache_length + s of k_cache [b, h, slots, d]; tokens past the last
+    slot are dropped, as the kernel drops them."""
+    k = k.clone()
+    qk_norm_rope(q, k, q_weight, k_weight, cos, sin, eps, interleaved, layout)
+    k_heads_first = k if layout == "bhsd" else k.transpose(1, 2)
+    slots = torch.arange(k_heads_first.shape[2], device=k.device) + cache_length.reshape(())
+    kept = slots < k_cache.shape[2]
+    k_cache.index_copy_(2, slots[kept], k_heads_first[:, :, kept])
+    return q, k_cache
+
+
 def silu_mul(gate, up):
     return (torch.nn.functional.silu(gate.float()) * up.float()).to(gate.dtype)
 
@@ -69,7 +83,8 @@ def qwen3_kernels():
     return {
         "rmsnorm": SimpleNamespace(rms_norm=rms_norm),
         "fused_add_rmsnorm": SimpleNamespace(fused_add_rms_norm=fused_add_rms_norm),
-        "rope": SimpleNamespace(rope=rope, qk_norm_rope=qk_norm_rope),
+        "rope": SimpleNamespace(rope=rope, qk_norm_rope=qk_norm_rope,
+                                qk_norm_rope_to_cache=qk_norm_rope_to_cache),
         "swiglu": SimpleNamespace(silu_mul=silu_mul),
     }
 

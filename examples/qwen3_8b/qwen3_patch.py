@@ -7,7 +7,9 @@ classes and source are never edited.
   -> one fused_add_rms_norm (in place);
 - the per-head QK-norms and apply_rotary_pos_emb -> qk_norm_rope on q and k
   in place, in [b, s, h, d] layout (one launch for the four: normalize,
-  rotate, q and k);
+  rotate, q and k); with a StaticCache (decode) qk_norm_rope_to_cache, which
+  writes k's rows straight into the cache at its length, so the cache's
+  key write (StaticLayer.update's index_copy_) is no launch of its own;
 - the MLP's act_fn(gate) * up -> silu_mul (the projections stay cuBLAS GEMMs);
 - with fuse_layer_boundaries=True also each layer's closing `residual + mlp`
   and the next layer's input norm (or the final norm) -> one
@@ -23,6 +25,9 @@ so the patch refuses a model configured to return hidden states."""
 from types import MethodType
 from typing import Dict
 
+import torch
+
+from transformers.cache_utils import StaticLayer
 from transformers.models.qwen3 import modeling_qwen3 as qwen3
 
 import sys
@@ -41,6 +46,34 @@ def _norm_forward(rms):
     return forward
 
 
+def _static_layer(past_key_values, layer_idx):
+    """This attention's layer of the cache when it is a plain StaticLayer
+    already allocated (a decode step after the prefill), else None: the
+    only layer whose update qk_norm_rope_to_cache takes over."""
+    layers = getattr(past_key_values, "layers", None)
+    if layers is None or layer_idx >= len(layers):
+        return None
+    layer = layers[layer_idx]
+    return layer if type(layer) is StaticLayer and layer.is_initialized else None
+
+
+def _update_static_layer(rope, attention, layer, query_states, key_states, value_states, cos, sin):
+    """StaticLayer.update (transformers 5.17) with k's QK-norm and rotation
+    fused into its key write: q is normalized and rotated in place, k's
+    result goes to layer.keys at slots cumulative_length + s (read by the
+    kernel, before the length advances), values are copied as update() does.
+    Returns the whole cache's keys and values, as update() does."""
+    rope.qk_norm_rope_to_cache(query_states, key_states, attention.q_norm.weight,
+                               attention.k_norm.weight, cos, sin, layer.keys,
+                               layer.cumulative_length, attention.q_norm.variance_epsilon,
+                               False, "bshd")
+    kv_length = value_states.shape[-2]
+    cache_position = torch.arange(kv_length, device=layer.device) + layer.cumulative_length
+    layer.cumulative_length.add_(kv_length)
+    layer.values.index_copy_(2, cache_position, value_states)
+    return layer.keys, layer.values
+
+
 def _attention_forward(rope):
     def forward(self, hidden_states, position_embeddings, attention_mask,
                 past_key_values=None, **kwargs):
@@ -54,13 +87,19 @@ def _attention_forward(rope):
         value_states = self.v_proj(hidden_states).view(hidden_shape).transpose(1, 2)
 
         cos, sin = position_embeddings
-        rope.qk_norm_rope(query_states, key_states, self.q_norm.weight, self.k_norm.weight,
-                          cos, sin, self.q_norm.variance_epsilon, False, "bshd")
-        query_states = query_states.transpose(1, 2)
-        key_states = key_states.transpose(1, 2)
-
-        if past_key_values is not None:
-            key_states, value_states = past_key_values.update(key_states, value_states, self.layer_idx)
+        static_layer = _static_layer(past_key_values, self.layer_idx)
+        if static_layer is not None:
+            key_states, value_states = _update_static_layer(
+                rope, self, static_layer, query_states, key_states, value_states, cos, sin)
+            query_states = query_states.transpose(1, 2)
+        else:
+            rope.qk_norm_rope(query_states, key_states, self.q_norm.weight, self.k_norm.weight,
+                              cos, sin, self.q_norm.variance_epsilon, False, "bshd")
+            query_states = query_states.transpose(1, 2)
+            key_states = key_states.transpose(1, 2)
+            if past_key_values is not None:
+                key_states, value_states = past_key_values.update(key_states, value_states,
+                                                                  self.layer_idx)
 
         attention_interface = qwen3.ALL_ATTENTION_FUNCTIONS.get_interface(
             self.config._attn_implementation, qwen3.eager_attention_forward

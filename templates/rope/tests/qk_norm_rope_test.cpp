@@ -7,6 +7,9 @@
 // counts, tiny inputs (eps sets the scale), large and near-max ones (the
 // norm brings them to ~1), more than 65,535 tokens, and rejected inputs: a
 // head_dim the fused kernel does not take, and views one element in.
+// qk_norm_rope_to_cache: the same with k's rows written to a key cache at
+// a device-held length, a decode step's and a prefill's, filling the cache
+// to its last slot and running past it.
 #include <ATen/ATen.h>
 
 #include <string>
@@ -97,6 +100,62 @@ TEST(QkNormRope, RejectsHeadDimsAndViewsTheFusedKernelDoesNotTake) {
   for (auto& c : kb::harness::MakeCases({{2, 9, 4, 2, 128}}, {at::kBFloat16},
                                         {.offset_view = true, .expects_rejection = true}))
     spec.cases.push_back(c);
+  kb::harness::ExpectOpPasses(spec);
+}
+
+// qk_norm_rope_to_cache cases: [b, s, q heads, k heads, d, cache slots].
+// The length drawn per trial: from [0, slots - s] (every token fits), or
+// with past_end from [slots - s + 1, slots] (the last tokens fall off).
+OpSpec CacheSpec(bool interleaved, bool heads_first, bool past_end) {
+  OpSpec spec;
+  spec.test = std::string("qk_norm_rope_to_cache") + (interleaved ? " interleaved " : " half-split ") +
+              LayoutName(heads_first) + (past_end ? " past the cache's end" : "");
+  spec.op = kb::harness::ProjectOp("qk_norm_rope_to_cache");
+  spec.cases = kb::harness::MakeCases(
+      {{8, 1, 32, 8, 128, 2050}, {2, 33, 5, 3, 128, 40}, {1, 7, 4, 2, 64, 7}, {3, 17, 4, 4, 256, 20}},
+      {at::kBFloat16, at::kHalf, at::kFloat});
+  spec.make_args = [interleaved, heads_first, past_end](ArgFactory& f) {
+    const RopeDims r = DimsOf(f.test_case());
+    const int64_t slots = f.test_case().shape[5];
+    at::Tensor q = MakeHeads(f, r, r.hq, heads_first);
+    at::Tensor k = heads_first ? f.Input({r.b, r.hk, r.s, r.d}) : f.Input({r.b, r.s, r.hk, r.d});
+    const int64_t fits = slots - r.s;  // the largest length at which every token fits
+    at::Tensor length =
+        past_end ? f.Indices({1}, fits + 1, slots + 1) : f.Indices({1}, 0, fits + 1);
+    return Args{q,
+                k,
+                f.Param({r.d}),
+                f.Param({r.d}),
+                f.Param({r.s, r.d}),
+                f.Param({r.s, r.d}),
+                kEps,
+                interleaved,
+                std::string(LayoutName(heads_first)),
+                f.InPlace({r.b, r.hk, slots, r.d}),
+                length};
+  };
+  spec.reference = QkNormRopeToCacheReference;
+  return spec;
+}
+
+TEST(QkNormRopeToCache, EveryPairingAndLayout) {
+  for (bool interleaved : {false, true}) {
+    for (bool heads_first : {false, true}) {
+      kb::harness::ExpectOpPasses(CacheSpec(interleaved, heads_first, false));
+    }
+  }
+}
+
+TEST(QkNormRopeToCache, TokensPastTheLastSlotAreDropped) {
+  kb::harness::ExpectOpPasses(CacheSpec(false, false, true));
+}
+
+// A cache one element past a 16-byte boundary (every tensor is, in an offset
+// view): refused with the alignment hint.
+TEST(QkNormRopeToCache, RejectsMisalignedViews) {
+  OpSpec spec = CacheSpec(false, false, false);
+  spec.cases = kb::harness::MakeCases({{2, 9, 4, 2, 128, 16}}, {at::kBFloat16},
+                                      {.offset_view = true, .expects_rejection = true});
   kb::harness::ExpectOpPasses(spec);
 }
 

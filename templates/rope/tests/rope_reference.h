@@ -144,3 +144,19 @@ inline std::vector<at::Tensor> QkNormRopeReference(const kb::harness::Args& a) {
   }
   return out;
 }
+
+// The expected q and k_cache of qk_norm_rope_to_cache (args: those of
+// qk_norm_rope, then k_cache [b, k heads, slots, d] and cache_length): k's
+// rotated token s in slot cache_length + s, the other slots as they were,
+// tokens past the last slot dropped.
+inline std::vector<at::Tensor> QkNormRopeToCacheReference(const kb::harness::Args& a) {
+  const std::vector<at::Tensor> in_place = QkNormRopeReference(a);
+  const bool heads_first = a[8].toStringRef() == "bhsd";
+  const at::Tensor k = TokensFirst(in_place[1], heads_first);  // [b, s, h, d]
+  at::Tensor cache = a[9].toTensor().clone();
+  const int64_t first = a[10].toTensor().item<int64_t>();
+  for (int64_t s = 0; s < k.size(1) && first + s < cache.size(2); ++s) {
+    cache.select(2, first + s).copy_(k.select(1, s));
+  }
+  return {in_place[0], cache};
+}

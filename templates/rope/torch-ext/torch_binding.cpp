@@ -1,6 +1,8 @@
-// Registers rope, rope_positions, rope_ltx_video and qk_norm_rope with the
-// torch dispatcher; checks tensors, then calls the CUDA launchers on the
-// current stream. All rotate q and k in place (the schemas mark both mutated).
+// Registers rope, rope_positions, rope_ltx_video, qk_norm_rope and
+// qk_norm_rope_to_cache with the torch dispatcher; checks tensors, then calls
+// the CUDA launchers on the current stream. All rotate q in place, and k in
+// place or (qk_norm_rope_to_cache) into a key cache; the schemas mark what
+// each writes.
 #include "torch_binding.h"
 
 #include <ATen/MemoryOverlap.h>
@@ -191,31 +193,110 @@ void CheckHeadWeight(const at::Tensor& w, const at::Tensor& q, const at::Tensor&
              c10::toString(other.scalar_type()));
 }
 
-void qk_norm_rope(at::Tensor& q, at::Tensor& k, const at::Tensor& q_weight,
-                  const at::Tensor& k_weight, const at::Tensor& cos, const at::Tensor& sin,
-                  double eps, bool interleaved, const std::string& layout) {
-  constexpr const char* kOp = "qk_norm_rope";
-  const QkArgs a = CheckQk(q, k, layout, interleaved, kOp);
-  const auto table = TableOf(cos, sin, q, a, kOp);
-  CheckHeadWeight(q_weight, q, k_weight, a.shape.head_dim, kOp, "q_weight");
-  CheckHeadWeight(k_weight, q, q_weight, a.shape.head_dim, kOp, "k_weight");
-  NORM_CHECK(eps >= 0.0, kOp, ": eps must be >= 0, got ", std::to_string(eps));
-  NORM_CHECK({{python_name}}_cuda::QkNormRopeSupported(a.shape.head_dim, a.dtype), kOp,
+namespace {
+
+// What qk_norm_rope and qk_norm_rope_to_cache check alike: q and k, the
+// tables, both weights, eps and a head_dim the fused kernel takes.
+struct QkNormRopeArgs {
+  QkArgs a;
+  {{python_name}}_cuda::RopeTable table;
+};
+
+QkNormRopeArgs CheckQkNormRope(const at::Tensor& q, const at::Tensor& k, const at::Tensor& q_weight,
+                               const at::Tensor& k_weight, const at::Tensor& cos,
+                               const at::Tensor& sin, double eps, bool interleaved,
+                               const std::string& layout, const char* op) {
+  const QkArgs a = CheckQk(q, k, layout, interleaved, op);
+  const auto table = TableOf(cos, sin, q, a, op);
+  CheckHeadWeight(q_weight, q, k_weight, a.shape.head_dim, op, "q_weight");
+  CheckHeadWeight(k_weight, q, q_weight, a.shape.head_dim, op, "k_weight");
+  NORM_CHECK(eps >= 0.0, op, ": eps must be >= 0, got ", std::to_string(eps));
+  NORM_CHECK({{python_name}}_cuda::QkNormRopeSupported(a.shape.head_dim, a.dtype), op,
              ": head_dim ", Num(a.shape.head_dim), " is not supported by the fused kernel (",
              c10::toString(q.scalar_type()),
              ": a power of two from 16 bytes of pairs up to 32 lanes, e.g. 64, 128, 256); "
              "hint: call rms_norm on each, then rope");
-  if (a.empty) return;
+  return {a, table};
+}
+
+// Launches the fused kernel (k_cache: nullptr for in place); `tensors` names
+// what must be 16-byte aligned in the message for a refused launch.
+void LaunchQkNormRope(const QkNormRopeArgs& args, const at::Tensor& q, const at::Tensor& q_weight,
+                      const at::Tensor& k_weight, double eps,
+                      const {{python_name}}_cuda::KCache* k_cache, const char* tensors,
+                      const char* op) {
   const c10::cuda::CUDAGuard guard(q.device());
   const cudaError_t status = {{python_name}}_cuda::LaunchQkNormRope(
-      a.q, a.k, a.shape, a.dtype, table, q_weight.data_ptr(), k_weight.data_ptr(),
-      KernelDType(q_weight, kOp, "q_weight"), static_cast<float>(eps),
-      at::cuda::getCurrentCUDAStream());
-  NORM_CHECK(status != cudaErrorInvalidValue, kOp,
-             ": the fused kernel needs every tensor (q, k, cos, sin and both weights) at "
-             "16-byte aligned addresses and strides; hint: pass contiguous tensors, or call "
+      args.a.q, args.a.k, args.a.shape, args.a.dtype, args.table, q_weight.data_ptr(),
+      k_weight.data_ptr(), KernelDType(q_weight, op, "q_weight"), static_cast<float>(eps),
+      at::cuda::getCurrentCUDAStream(), k_cache);
+  NORM_CHECK(status != cudaErrorInvalidValue, op, ": the fused kernel needs every tensor (",
+             tensors,
+             ") at 16-byte aligned addresses and strides; hint: pass contiguous tensors, or call "
              "rms_norm on each, then rope");
-  CheckLaunch(status, kOp);
+  CheckLaunch(status, op);
+}
+
+// `written` shares no memory with `other` (another tensor the op reads or writes).
+void CheckNoOverlap(const at::Tensor& written, const at::Tensor& other, const char* op,
+                    const char* written_name, const char* other_name) {
+  const at::MemOverlapStatus overlap = at::get_overlap_status(written, other);
+  NORM_CHECK(overlap != at::MemOverlapStatus::Full && overlap != at::MemOverlapStatus::Partial, op,
+             ": ", written_name, " shares memory with ", other_name, ", and ", written_name,
+             " is written; hint: pass separate tensors");
+}
+
+}  // namespace
+
+void qk_norm_rope(at::Tensor& q, at::Tensor& k, const at::Tensor& q_weight,
+                  const at::Tensor& k_weight, const at::Tensor& cos, const at::Tensor& sin,
+                  double eps, bool interleaved, const std::string& layout) {
+  constexpr const char* kOp = "qk_norm_rope";
+  const QkNormRopeArgs args =
+      CheckQkNormRope(q, k, q_weight, k_weight, cos, sin, eps, interleaved, layout, kOp);
+  if (args.a.empty) return;
+  LaunchQkNormRope(args, q, q_weight, k_weight, eps, nullptr, "q, k, cos, sin and both weights",
+                   kOp);
+}
+
+void qk_norm_rope_to_cache(at::Tensor& q, const at::Tensor& k, const at::Tensor& q_weight,
+                           const at::Tensor& k_weight, const at::Tensor& cos,
+                           const at::Tensor& sin, double eps, bool interleaved,
+                           const std::string& layout, at::Tensor& k_cache,
+                           const at::Tensor& cache_length) {
+  constexpr const char* kOp = "qk_norm_rope_to_cache";
+  const QkNormRopeArgs args =
+      CheckQkNormRope(q, k, q_weight, k_weight, cos, sin, eps, interleaved, layout, kOp);
+  CheckOnCuda(k_cache, q, kOp, "k_cache");
+  NORM_CHECK(k_cache.scalar_type() == q.scalar_type(), kOp, ": k_cache has dtype ",
+             c10::toString(k_cache.scalar_type()), " but q has ", c10::toString(q.scalar_type()),
+             "; hint: the cache holds k in q's dtype");
+  NORM_CHECK(k_cache.dim() == 4 && k_cache.size(0) == args.a.shape.batch &&
+                 k_cache.size(1) == args.a.k.heads && k_cache.size(3) == args.a.shape.head_dim,
+             kOp, ": k_cache must have shape [b, k heads, slots, head_dim] = [",
+             Num(args.a.shape.batch), ", ", Num(args.a.k.heads), ", slots, ",
+             Num(args.a.shape.head_dim), "], got ", ShapeText(k_cache.sizes()));
+  NORM_CHECK(k_cache.stride(3) == 1, kOp,
+             ": k_cache must be contiguous in head_dim (stride(-1) == 1), got ",
+             Num(k_cache.stride(3)));
+  NORM_CHECK(at::has_internal_overlap(k_cache) != at::MemOverlap::Yes, kOp,
+             ": k_cache is written, so its elements must not overlap (strides ",
+             ShapeText(k_cache.strides()), ")");
+  CheckNoOverlap(k_cache, q, kOp, "k_cache", "q");
+  CheckNoOverlap(k_cache, k, kOp, "k_cache", "k");
+  CheckOnCuda(cache_length, q, kOp, "cache_length");
+  NORM_CHECK(cache_length.scalar_type() == at::kLong && cache_length.numel() == 1, kOp,
+             ": cache_length must be one int64 element (the slots already filled), got ",
+             c10::toString(cache_length.scalar_type()), " of shape ",
+             ShapeText(cache_length.sizes()));
+  if (args.a.empty) return;
+  const {{python_name}}_cuda::KCache cache{
+      {k_cache.data_ptr(), k_cache.size(1), k_cache.stride(0), k_cache.stride(2),
+       k_cache.stride(1)},
+      cache_length.data_ptr<int64_t>(),
+      k_cache.size(2)};
+  LaunchQkNormRope(args, q, q_weight, k_weight, eps, &cache,
+                   "q, k, k_cache, cos, sin and both weights", kOp);
 }
 
 TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
@@ -235,6 +316,11 @@ TORCH_LIBRARY_EXPAND(TORCH_EXTENSION_NAME, ops) {
       "qk_norm_rope(Tensor(a!) q, Tensor(b!) k, Tensor q_weight, Tensor k_weight, Tensor cos, "
       "Tensor sin, float eps, bool interleaved, str layout) -> ()");
   ops.impl("qk_norm_rope", c10::kCUDA, &qk_norm_rope);
+  ops.def(
+      "qk_norm_rope_to_cache(Tensor(a!) q, Tensor k, Tensor q_weight, Tensor k_weight, "
+      "Tensor cos, Tensor sin, float eps, bool interleaved, str layout, Tensor(b!) k_cache, "
+      "Tensor cache_length) -> ()");
+  ops.impl("qk_norm_rope_to_cache", c10::kCUDA, &qk_norm_rope_to_cache);
 }
 
 REGISTER_EXTENSION(TORCH_EXTENSION_NAME)

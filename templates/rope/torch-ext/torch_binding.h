@@ -21,3 +21,14 @@ void rope_ltx_video(at::Tensor& q, at::Tensor& k, int64_t frames, int64_t height
 void qk_norm_rope(at::Tensor& q, at::Tensor& k, const at::Tensor& q_weight,
                   const at::Tensor& k_weight, const at::Tensor& cos, const at::Tensor& sin,
                   double eps, bool interleaved, const std::string& layout);
+
+// qk_norm_rope with k's rows written to a key cache instead of into k (k is
+// only read): k_cache [b, k heads, slots, head_dim], token s to slot
+// cache_length + s; cache_length an int64 tensor of one element on q's
+// device (transformers' StaticCache length), read by the kernel. Slots at or
+// past the cache's end are not written.
+void qk_norm_rope_to_cache(at::Tensor& q, const at::Tensor& k, const at::Tensor& q_weight,
+                           const at::Tensor& k_weight, const at::Tensor& cos,
+                           const at::Tensor& sin, double eps, bool interleaved,
+                           const std::string& layout, at::Tensor& k_cache,
+                           const at::Tensor& cache_length);

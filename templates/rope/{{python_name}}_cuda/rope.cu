@@ -158,10 +158,18 @@ bool QkNormRopeSupported(int64_t head_dim, DType dtype) {
 
 cudaError_t LaunchQkNormRope(RopeHeads q, RopeHeads k, RopeShape shape, DType dtype,
                              RopeTable table, const void* q_weight, const void* k_weight,
-                             DType weight_dtype, float eps, cudaStream_t stream) {
+                             DType weight_dtype, float eps, cudaStream_t stream,
+                             const KCache* k_cache) {
   if (q_weight == nullptr || k_weight == nullptr || !(eps >= 0.f)) return cudaErrorInvalidValue;
+  if (k_cache != nullptr &&
+      (k_cache->first_slot == nullptr || k_cache->rows.heads != k.heads || k_cache->slots < 0)) {
+    return cudaErrorInvalidValue;
+  }
   const int table_elem = DTypeSize(table.dtype);
   const int weight_elem = DTypeSize(weight_dtype);
+  // The cache's rows take 16-byte vectors too (nullptr: no cache, skipped).
+  const RopeHeads cache_rows = k_cache != nullptr ? k_cache->rows : RopeHeads{};
+  const int elem = DTypeSize(dtype);
   QkNormRopeGrid grid;
   int64_t blocks = 0;
   const cudaError_t planned =
@@ -173,7 +181,10 @@ cudaError_t LaunchQkNormRope(RopeHeads q, RopeHeads k, RopeShape shape, DType dt
                       {table.sin, table.seq_stride, table_elem},
                       {table.sin, table.head_stride, table_elem},
                       {q_weight, 0, weight_elem},
-                      {k_weight, 0, weight_elem}},
+                      {k_weight, 0, weight_elem},
+                      {cache_rows.ptr, cache_rows.batch_stride, elem},
+                      {cache_rows.ptr, cache_rows.seq_stride, elem},
+                      {cache_rows.ptr, cache_rows.head_stride, elem}},
                      &grid, &blocks);
   if (planned != cudaSuccess) return planned;
   grid.eps = eps;
@@ -186,11 +197,21 @@ cudaError_t LaunchQkNormRope(RopeHeads q, RopeHeads k, RopeShape shape, DType dt
       using N = typename decltype(nt)::type;
       constexpr int V = 16 / sizeof(T);
       constexpr int kMinBlocks = rope_tuning::kQkNormMinBlocks;
+      const dim3 launch_grid(static_cast<unsigned>(blocks));
+      const auto q_w = static_cast<const N*>(q_weight);
+      const auto k_w = static_cast<const N*>(k_weight);
+      if (k_cache != nullptr) {
+        const KCacheRows<T> cache{RowsOf<T>(k_cache->rows), k_cache->first_slot, k_cache->slots};
+        const auto kernel = shape.interleaved
+                                ? QkNormRopeKernel<T, N, W, V, true, kMinBlocks, true>
+                                : QkNormRopeKernel<T, N, W, V, false, kMinBlocks, true>;
+        return LaunchOverlapped(kernel, launch_grid, dim3(kRopeThreads), stream, RowsOf<T>(q),
+                                RowsOf<T>(k), q_w, k_w, grid, angles, cache);
+      }
       const auto kernel = shape.interleaved ? QkNormRopeKernel<T, N, W, V, true, kMinBlocks>
                                             : QkNormRopeKernel<T, N, W, V, false, kMinBlocks>;
-      return LaunchOverlapped(kernel, dim3(static_cast<unsigned>(blocks)), dim3(kRopeThreads),
-                              stream, RowsOf<T>(q), RowsOf<T>(k), static_cast<const N*>(q_weight),
-                              static_cast<const N*>(k_weight), grid, angles);
+      return LaunchOverlapped(kernel, launch_grid, dim3(kRopeThreads), stream, RowsOf<T>(q),
+                              RowsOf<T>(k), q_w, k_w, grid, angles, KCacheRows<T>{});
     });
   });
 }

@@ -70,10 +70,21 @@ cudaError_t LaunchRopeLtxVideo(RopeHeads q, RopeHeads k, RopeShape shape,
 // the store (rms_norm then rope rounds the normalized value too). Needs 16-byte vectors
 // for every tensor and QkNormRopeSupported(head_dim, dtype); anything else
 // returns cudaErrorInvalidValue.
+//
+// k_cache (optional): k's rows are written there instead of into k, which is
+// only read: row (b, h) of token s goes to slot *first_slot + s of the
+// cache (k_cache.seq_stride steps a slot; k's heads; q's dtype), first_slot
+// a device int64 read by the kernel (transformers' StaticCache keeps its
+// length in one). Slots at or past `slots` are not written.
+struct KCache {
+  RopeHeads rows;
+  const int64_t* first_slot;
+  int64_t slots;
+};
 cudaError_t LaunchQkNormRope(RopeHeads q, RopeHeads k, RopeShape shape,
                              kernels_common::DType dtype, RopeTable table, const void* q_weight,
                              const void* k_weight, kernels_common::DType weight_dtype, float eps,
-                             cudaStream_t stream);
+                             cudaStream_t stream, const KCache* k_cache = nullptr);
 
 // Whether the fused kernel takes this head_dim: a head is d / 2 / V lanes
 // (V = 16 bytes of dtype), a power of two up to 32 (bf16: 16, 32, 64, 128,

@@ -95,6 +95,48 @@ def test_fused_layer_boundaries_match_transformers_and_undo_restores_them():
     assert torch.equal(after, before)
 
 
+def _decode_logits(model, prompt, tokens, cache_len):
+    """Logits of two decode steps over a StaticCache filled by a prefill of
+    `prompt`, and the cache's keys after them (what run.py's decode times)."""
+    cache = transformers.StaticCache(config=model.config, max_cache_len=cache_len)
+    model(input_ids=prompt, past_key_values=cache, use_cache=True,
+          cache_position=torch.arange(prompt.shape[1]))
+    logits = []
+    for i in range(tokens.shape[1]):
+        position = torch.tensor([prompt.shape[1] + i])
+        logits.append(model(input_ids=tokens[:, i:i + 1], past_key_values=cache, use_cache=True,
+                            cache_position=position).logits)
+    return torch.cat(logits, 1), [layer.keys.clone() for layer in cache.layers]
+
+
+def test_decode_writes_k_into_the_static_cache_from_the_fused_kernel():
+    """With a StaticCache the decode steps' QK-norm + rope writes k's rows
+    straight into the cache (qk_norm_rope_to_cache; the prefill, before the
+    cache is allocated, takes qk_norm_rope): the same logits and cached keys
+    as transformers', eagerly and traced by dynamo in one graph."""
+    import qwen3_patch
+    from kernel_examples import reference_ops
+
+    torch.manual_seed(0)
+    model = transformers.Qwen3ForCausalLM(tiny_config()).eval()
+    prompt, tokens = torch.randint(0, 512, (2, 8)), torch.randint(0, 512, (2, 2))
+    kernels, calls = reference_ops.count_calls(reference_ops.qwen3_kernels())
+    with torch.no_grad():
+        before, keys_before = _decode_logits(model, prompt, tokens, cache_len=12)
+        patches = qwen3_patch.apply(model, kernels, fuse_layer_boundaries=True)
+        patched, keys_patched = _decode_logits(model, prompt, tokens, cache_len=12)
+        # 2 layers: the prefill's qk_norm_rope per layer, then each step's to_cache.
+        assert calls["qk_norm_rope"] == 2 and calls["qk_norm_rope_to_cache"] == 4
+        model.forward = torch.compile(model.forward, fullgraph=True, backend="eager")
+        traced, _ = _decode_logits(model, prompt, tokens, cache_len=12)
+        del model.forward
+        patches.undo()
+    torch.testing.assert_close(patched, before, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(traced, before, rtol=1e-5, atol=1e-5)
+    for got, expected in zip(keys_patched, keys_before):
+        torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
+
+
 def test_a_norm_after_a_fused_boundary_normalizes_any_other_input_itself():
     """The hand-over is used only for the stream it was made for: the final
     norm called on another tensor (or a second time) computes rms_norm."""
@@ -222,6 +264,44 @@ def test_patched_model_exports_in_one_graph_with_the_real_kernels(built_projects
     calls = json.loads(result.stdout.strip().splitlines()[-1])
     assert calls == {"rms_norm": norms, "qk_norm_rope": 2, "fused_add_rms_norm": adds,
                      "silu_mul": 2}
+
+
+CACHE_EXPORT = r"""
+import json, sys, torch
+from pathlib import Path
+sys.path[:0] = [sys.argv[1] + "/examples"]
+from kernels import get_local_kernel
+from torch._subclasses.fake_tensor import FakeTensorMode
+from kernel_examples.graph_ops import op_calls
+rope = get_local_kernel(Path(sys.argv[2]))
+
+class DecodeKeys(torch.nn.Module):  # the patch's StaticLayer update, keys only
+    def forward(self, q, k, weight, cos, sin, keys, length):
+        rope.qk_norm_rope_to_cache(q, k, weight, weight, cos, sin, keys, length)
+        length.add_(k.shape[1])
+        return q, keys
+
+with FakeTensorMode(allow_non_fake_inputs=True), torch.device("cuda"):
+    bf16 = dict(dtype=torch.bfloat16)
+    args = (torch.randn(2, 1, 4, 128, **bf16), torch.randn(2, 1, 2, 128, **bf16),
+            torch.ones(128, **bf16), torch.ones(1, 128, **bf16), torch.zeros(1, 128, **bf16),
+            torch.zeros(2, 2, 64, 128, **bf16), torch.tensor(5))
+    graph = torch.export.export(DecodeKeys(), args, strict=True).graph
+print(json.dumps({"calls": op_calls(graph, rope.__name__), "graph": str(graph)}))
+"""
+
+
+def test_the_cache_writing_op_exports_with_the_real_kernel(built_projects):
+    """qk_norm_rope_to_cache's schema (q and k_cache mutated, k and the
+    length read) and fake implementation hold under strict export, on fake
+    CUDA tensors, with the built rope package."""
+    result = run_python(CACHE_EXPORT, REPO, built_projects.get("rope"), timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["calls"] == {"qk_norm_rope_to_cache": 1}
+    # The length advances after the op reads it, in the same graph.
+    graph = out["graph"]
+    assert graph.index("qk_norm_rope_to_cache") < graph.index("aten.add_.Tensor](args = (%length")
 
 
 def test_tables_show_wall_time_ratios_and_gpu_time_per_column():

@@ -6,9 +6,10 @@ Pairs are (i, i + d/2) (half-split, Llama / Qwen3 `rotate_half`) or
 (2i, 2i + 1) (interleaved, GPT-J / LTX-Video). cos / sin come from tensors
 (`rope`), from integer positions (`rope_positions`), or from LTX-Video's
 frame / height / width grid (`rope_ltx_video`); `qk_norm_rope` first
-normalizes each head (Qwen3's QK-norm), in the same launch. q and k are
-rotated in place and returned; the ops are registered as mutating both, with fake
-implementations, so they work under torch.compile.
+normalizes each head (Qwen3's QK-norm), in the same launch, and
+`qk_norm_rope_to_cache` writes k's result into a key cache instead. q and k
+are rotated in place and returned; the ops are registered as mutating what
+they write, with fake implementations, so they work under torch.compile.
 """
 
 from typing import List, Optional, Sequence, Tuple
@@ -18,7 +19,14 @@ import torch
 from ._no_backward import refuse_grad
 from ._ops import add_op_namespace_prefix, ops
 
-__all__ = ["ltx_video_coord_scale", "qk_norm_rope", "rope", "rope_ltx_video", "rope_positions"]
+__all__ = [
+    "ltx_video_coord_scale",
+    "qk_norm_rope",
+    "qk_norm_rope_to_cache",
+    "rope",
+    "rope_ltx_video",
+    "rope_positions",
+]
 
 
 def rope(
@@ -80,6 +88,44 @@ def qk_norm_rope(
     refuse_grad("qk_norm_rope", q, k, q_weight, k_weight, cos, sin)
     ops.qk_norm_rope(q, k, q_weight, k_weight, cos, sin, eps, interleaved, layout)
     return q, k
+
+
+def qk_norm_rope_to_cache(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    q_weight: torch.Tensor,
+    k_weight: torch.Tensor,
+    cos: torch.Tensor,
+    sin: torch.Tensor,
+    k_cache: torch.Tensor,
+    cache_length: torch.Tensor,
+    eps: float = 1e-6,
+    interleaved: bool = False,
+    layout: str = "bshd",
+) -> Tuple[torch.Tensor, torch.Tensor]:
+    """`qk_norm_rope`, with k's result written into a key cache instead of
+    into k (k is only read): token s of k goes to slot cache_length + s of
+    k_cache, in the same launch. This is a decode step's cache write
+    (transformers' StaticCache `keys.index_copy_(2, cache_length +
+    arange(s), k)`) at no launch of its own.
+
+    Args:
+        q, k, q_weight, k_weight, cos, sin, eps, interleaved, layout: as in
+            `qk_norm_rope`; q is rotated in place.
+        k_cache: [b, k heads, slots, head_dim] in q's dtype (StaticCache's
+            layer.keys), contiguous in head_dim and 16-byte aligned.
+        cache_length: int64 tensor of one element on q's device, the slots
+            already filled (StaticCache's layer.cumulative_length). Read by
+            the kernel, so the step stays free of host syncs; the caller
+            advances it. Slots at or past the cache's end are not written.
+
+    Returns:
+        (q, k_cache).
+    """
+    refuse_grad("qk_norm_rope_to_cache", q, k, q_weight, k_weight, cos, sin, k_cache)
+    ops.qk_norm_rope_to_cache(q, k, q_weight, k_weight, cos, sin, eps, interleaved, layout,
+                              k_cache, cache_length)
+    return q, k_cache
 
 
 def rope_positions(
@@ -169,4 +215,10 @@ def _rope_ltx_video_fake(q, k, frames, height, width, coord_scale, theta, layout
 
 @torch.library.register_fake(add_op_namespace_prefix("qk_norm_rope"))
 def _qk_norm_rope_fake(q, k, q_weight, k_weight, cos, sin, eps, interleaved, layout):
+    return None
+
+
+@torch.library.register_fake(add_op_namespace_prefix("qk_norm_rope_to_cache"))
+def _qk_norm_rope_to_cache_fake(q, k, q_weight, k_weight, cos, sin, eps, interleaved, layout,
+                                k_cache, cache_length):
     return None

@@ -14,6 +14,10 @@
 // x, before the reduction, so a lane waits on memory once. The normalized
 // value stays in fp32 through the rotation: one rounding, at the store (rms_norm
 // followed by rope rounds twice).
+//
+// With kToCache, k's rows go to a key cache instead of back into k: the
+// decode step's cache write (transformers' StaticCache index_copy_) costs no
+// launch of its own.
 #pragma once
 
 #include <cstdint>
@@ -30,16 +34,31 @@ struct QkNormRopeGrid {
   float eps;
 };
 
+// Where k's rows go with kToCache: cache.Row(b, *first_slot + s, h), the
+// slot read on the device (a cache length kept in a tensor); slots at or
+// past `slots` are not written.
+template <typename T>
+struct KCacheRows {
+  HeadRows<T> rows;  // seq_stride steps one slot
+  const int64_t* first_slot;
+  int64_t slots;
+};
+
 // x' = norm(x) * cos + rotate(norm(x)) * sin for every head row of q and k.
 // Launch: kRopeThreads threads per block, rows * chunks threads in all.
 // The angles come from tables (W: their dtype). kMinBlocks: the blocks per
-// SM __launch_bounds__ promises (0: none).
-template <typename T, typename N, typename W, int V, bool kInterleaved, int kMinBlocks = 0>
+// SM __launch_bounds__ promises (0: none). kToCache: k's rows are written to
+// `cache`, k itself is left as it was.
+template <typename T, typename N, typename W, int V, bool kInterleaved, int kMinBlocks = 0,
+          bool kToCache = false>
 __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
     QkNormRopeKernel(HeadRows<T> q, HeadRows<T> k, const N* __restrict__ q_weight,
-                     const N* __restrict__ k_weight, QkNormRopeGrid grid, TableAngles<W> angles) {
+                     const N* __restrict__ k_weight, QkNormRopeGrid grid, TableAngles<W> angles,
+                     KCacheRows<T> cache) {
   kernels_common::WaitForPreviousKernel();
   kernels_common::AllowNextKernelLaunch();
+  // After the wait: the previous kernel may be what advanced the cache's length.
+  const int64_t first_slot = kToCache ? *cache.first_slot : 0;
   const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int chunk = static_cast<int>(t % grid.chunks);
   const int64_t row = t / grid.chunks;
@@ -102,8 +121,16 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
                   table.sin_hi);
     }
   }
-  *BodyVector<V, false>(x, whole, lo_vec) = lo;
-  *BodyVector<V, false>(x, whole, hi_vec) = hi;
+  T* out = x;
+  if constexpr (kToCache) {
+    if (!is_q) {
+      const int64_t slot = first_slot + s;
+      if (slot < 0 || slot >= cache.slots) return;
+      out = cache.rows.Row(b, slot, h);
+    }
+  }
+  *BodyVector<V, false>(out, whole, lo_vec) = lo;
+  *BodyVector<V, false>(out, whole, hi_vec) = hi;
 }
 
 }  // namespace rope_kernels
