@@ -1,5 +1,6 @@
 """Python baselines ("peers") that `kbuild bench` times against rope,
-rope_positions, rope_ltx_video, rope on LTX-Video's tables and qk_norm_rope.
+rope_positions, rope_ltx_video, rope on LTX-Video's tables, qk_norm_rope and
+qk_norm_rope_to_cache.
 
 After the C++ benchmark, kbuild times ours and every peer here in one Python
 worker by the same rules and checks their values against reference() in
@@ -8,9 +9,10 @@ benchmarks/rope_bench.cpp): for each of its cases, inputs(case) gives the
 positional arguments of ours(ops, ...), of every peer and, as float64
 copies, of reference(...). A peer factory runs once; whatever it raises (a
 package not installed) is reported as the peer's reason for being
-unavailable. Every implementation returns (q, k) as [b, s, heads, d]: ours
-rotates them in place; transformers, diffusers and torch.compile return new
-tensors; Liger rotates contiguous copies.
+unavailable. Every implementation returns (q, k) as [b, s, heads, d] (the
+cache benchmark: (q, k_cache)): ours rotates them in place; transformers,
+diffusers and torch.compile return new tensors; Liger rotates contiguous
+copies.
 
 Shapes: [b, s, q heads, k heads, d] for Qwen3 (transformers' cos / sin of
 theta 1e6 in q's dtype, half-split pairs); [b, frames, height, width,
@@ -18,6 +20,7 @@ heads, d] for LTX-Video (diffusers' float32 cos / sin, interleaved pairs).
 """
 import inspect
 import math
+import types
 
 import torch
 
@@ -266,6 +269,33 @@ def qk_norm_rope_ours(ops, q, k, q_weight, k_weight, cos, sin):
     return (q, k)
 
 
+def qk_norm_rope_to_cache_inputs(case):
+    """Qwen3's decode step: q, k, the weights and tables of qk_norm_rope,
+    then a static cache [b, k heads, slots, d] and its length (the slots
+    filled) as a one-element int64 tensor."""
+    b, s, hq, hk, d, slots = case.shape
+    qk_case = types.SimpleNamespace(shape=(b, s, hq, hk, d), dtype=case.dtype,
+                                    device=case.device)
+    k_cache = torch.randn(b, hk, slots, d, dtype=case.dtype, device=case.device)
+    length = torch.randint(0, slots - s + 1, (1,), device=case.device)
+    return qk_norm_rope_inputs(qk_case) + (k_cache, length)
+
+
+def qk_norm_rope_to_cache_reference(q, k, q_weight, k_weight, cos, sin, k_cache, length):
+    """qk_norm_rope's q, and k written into the cache by StaticLayer.update's
+    index_copy_ (in place, as transformers does)."""
+    q, k = qk_norm_rope_reference(q, k, q_weight, k_weight, cos, sin)
+    slots = torch.arange(k.shape[1], device=k.device) + length
+    k_cache.index_copy_(2, slots, k.transpose(1, 2))
+    return (q, k_cache)
+
+
+def qk_norm_rope_to_cache_ours(ops, q, k, q_weight, k_weight, cos, sin, k_cache, length):
+    ops.qk_norm_rope_to_cache(q, k, q_weight, k_weight, cos, sin, QWEN_EPS, False, "bshd",
+                              k_cache, length)
+    return (q, k_cache)
+
+
 def rope_ours(ops, q, k, cos, sin):
     ops.rope(q, k, cos, sin, False, "bshd")
     return (q, k)
@@ -300,6 +330,12 @@ BENCHMARKS = {
         "ours": qk_norm_rope_ours,
         "reference": qk_norm_rope_reference,
         "peers": {"torch.compile": lambda: compiled(qk_norm_rope_reference)},
+    },
+    "qk_norm_rope_to_cache": {
+        "inputs": qk_norm_rope_to_cache_inputs,
+        "ours": qk_norm_rope_to_cache_ours,
+        "reference": qk_norm_rope_to_cache_reference,
+        "peers": {"torch.compile": lambda: compiled(qk_norm_rope_to_cache_reference)},
     },
     "rope_positions": {
         "inputs": positions_inputs,

@@ -1,4 +1,5 @@
-// rope, rope_positions, rope_ltx_video and qk_norm_rope timing on Qwen3-8B (32 q / 8 kv
+// rope, rope_positions, rope_ltx_video, qk_norm_rope and qk_norm_rope_to_cache timing on
+// Qwen3-8B (32 q / 8 kv
 // heads of 128: prefill of 2048 tokens, batch 1 and 4; decode of 64
 // sequences) and LTX-Video (32 heads of 64, batch 2: 7 x 16 x 24 latents =
 // 768 x 512 x 49 frames, 16 x 16 x 24 = 6144 tokens for 121 frames) shapes,
@@ -6,7 +7,8 @@
 // code; benchmarks/peers.py adds torch.compile, Liger, transformers and
 // diffusers. Bytes = q and k read and written + cos / sin read (tables) or
 // the positions (8 bytes a token); the LTX grid reads nothing more;
-// qk_norm_rope adds its two weights.
+// qk_norm_rope adds its two weights; qk_norm_rope_to_cache moves the same
+// bytes (k read, its rows written into the cache).
 // Measured results (H200): the header of {{python_name}}_cuda/rope.cu.
 #include <ATen/ATen.h>
 
@@ -123,6 +125,58 @@ kb::harness::BenchSpec QkNormRopeBench() {
                            TransformersRmsNorm(a[0].toTensor(), a[2].toTensor(), eps),
                            TransformersRmsNorm(a[1].toTensor(), a[3].toTensor(), eps),
                            a[4].toTensor(), a[5].toTensor());
+                     }}};
+  return spec;
+}
+
+// qk_norm_rope_to_cache on Qwen3's decode step: one token a sequence (batch
+// 8 and 64) into a static cache of 2050 slots, at a length drawn below its
+// end; tables [b, s, d] and weights of q's dtype. Bytes: qk_norm_rope's (k
+// read once, its rows written to the cache instead of back into k).
+kb::harness::BenchSpec QkNormRopeToCacheBench() {
+  kb::harness::BenchSpec spec;
+  spec.name = "qk_norm_rope_to_cache";
+  spec.op = kb::harness::ProjectOp("qk_norm_rope_to_cache");
+  // [b, s, q heads, k heads, d, cache slots].
+  auto cases = kb::harness::MakeCases({{8, 1, 32, 8, 128, 2050}, {64, 1, 32, 8, 128, 2050}},
+                                      {at::kBFloat16, at::kHalf});
+  for (auto& c : kb::harness::MakeCases({{1, 3, 2, 1, 128, 8}}, {at::kBFloat16},
+                                        {.correctness_only = true}))
+    cases.push_back(c);
+  spec.cases = WithPeerTolerance(cases);
+  spec.make_args = [](kb::harness::ArgFactory& f) {
+    const RopeDims r = DimsOf(f.test_case());
+    const int64_t slots = f.test_case().shape[5];
+    return Args{f.InPlace({r.b, r.s, r.hq, r.d}),
+                f.Input({r.b, r.s, r.hk, r.d}),
+                f.Param({r.d}),
+                f.Param({r.d}),
+                f.Param({r.b, r.s, r.d}),
+                f.Param({r.b, r.s, r.d}),
+                1e-6,
+                false,
+                std::string("bshd"),
+                f.InPlace({r.b, r.hk, slots, r.d}),
+                f.Indices({1}, 0, slots - r.s + 1)};
+  };
+  spec.bytes = [](const Case& c) {
+    const RopeDims r = DimsOf(c);
+    return QkBytes(c) + 2.0 * ElemBytes(c) * static_cast<double>(r.b * r.s * r.d + r.d);
+  };
+  spec.reference = QkNormRopeToCacheReference;
+  // transformers: Qwen3RMSNorm on each, apply_rotary_pos_emb, then
+  // StaticLayer.update's index_copy_ of k into the cache.
+  spec.baselines = {{"eager (transformers)", [](const Args& a) {
+                       const double eps = a[6].toDouble();
+                       const std::vector<at::Tensor> qk = TransformersEager(
+                           TransformersRmsNorm(a[0].toTensor(), a[2].toTensor(), eps),
+                           TransformersRmsNorm(a[1].toTensor(), a[3].toTensor(), eps),
+                           a[4].toTensor(), a[5].toTensor());
+                       const at::Tensor length = a[10].toTensor();
+                       at::Tensor cache = a[9].toTensor();  // in place, as transformers
+                       cache.index_copy_(2, at::arange(qk[1].size(1), length.options()) + length,
+                                         qk[1].transpose(1, 2));
+                       return std::vector<at::Tensor>{qk[0], cache};
                      }}};
   return spec;
 }
@@ -259,6 +313,7 @@ const bool registered = [] {
   kb::harness::RegisterBenchmark(LtxVideoBench());
   kb::harness::RegisterBenchmark(LtxTableBench());
   kb::harness::RegisterBenchmark(QkNormRopeBench());
+  kb::harness::RegisterBenchmark(QkNormRopeToCacheBench());
   return true;
 }();
 
