@@ -72,7 +72,7 @@ QkArgs CheckQk(const at::Tensor& q, const at::Tensor& k, const std::string& layo
              ": head_dim must be even and at most 1024, got ", Num(q.size(3)));
   const at::MemOverlapStatus overlap = at::get_overlap_status(q, k);
   NORM_CHECK(overlap != at::MemOverlapStatus::Full && overlap != at::MemOverlapStatus::Partial, op,
-             ": q and k share memory, and both are written in place; hint: pass separate tensors");
+             ": q and k share memory, and q is written in place; hint: pass separate tensors");
   a.shape = {q.size(0), q.size(s), q.size(3), interleaved};
   a.empty = q.numel() == 0 || k.numel() == 0;
   return a;
