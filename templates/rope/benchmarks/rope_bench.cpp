@@ -99,6 +99,22 @@ at::Tensor TransformersRmsNorm(const at::Tensor& x, const at::Tensor& w, double 
   return w * (f * at::rsqrt(f.pow(2).mean(-1, true) + eps)).to(x.scalar_type());
 }
 
+// Qwen3's q_norm and k_norm, then apply_rotary_pos_emb, as transformers runs
+// them (args as qk_norm_rope's: q, k, q_weight, k_weight, cos, sin, eps).
+std::vector<at::Tensor> TransformersQkNormRope(const Args& a) {
+  const double eps = a[6].toDouble();
+  return TransformersEager(TransformersRmsNorm(a[0].toTensor(), a[2].toTensor(), eps),
+                           TransformersRmsNorm(a[1].toTensor(), a[3].toTensor(), eps),
+                           a[4].toTensor(), a[5].toTensor());
+}
+
+// qk_norm_rope's bytes (and qk_norm_rope_to_cache's): q and k read and
+// written once, the [b, s, d] tables and both weights read.
+double QkNormRopeBytes(const Case& c) {
+  const RopeDims r = DimsOf(c);
+  return QkBytes(c) + 2.0 * ElemBytes(c) * static_cast<double>(r.b * r.s * r.d + r.d);
+}
+
 // qk_norm_rope on Qwen3's attention: q_norm and k_norm (weights of q's dtype,
 // eps 1e-6), then the [b, s, d] tables of q's dtype. Bytes: q and k read
 // and written once, the tables and both weights read.
@@ -114,18 +130,9 @@ kb::harness::BenchSpec QkNormRopeBench() {
                        f.Param({r.b, r.s, r.d}), 1e-6, false, std::string("bshd")});
     return a;
   };
-  spec.bytes = [](const Case& c) {
-    const RopeDims r = DimsOf(c);
-    return QkBytes(c) + 2.0 * ElemBytes(c) * static_cast<double>(r.b * r.s * r.d + r.d);
-  };
+  spec.bytes = QkNormRopeBytes;
   spec.reference = QkNormRopeReference;
-  spec.baselines = {{"eager (transformers)", [](const Args& a) {
-                       const double eps = a[6].toDouble();
-                       return TransformersEager(
-                           TransformersRmsNorm(a[0].toTensor(), a[2].toTensor(), eps),
-                           TransformersRmsNorm(a[1].toTensor(), a[3].toTensor(), eps),
-                           a[4].toTensor(), a[5].toTensor());
-                     }}};
+  spec.baselines = {{"eager (transformers)", TransformersQkNormRope}};
   return spec;
 }
 
@@ -159,19 +166,12 @@ kb::harness::BenchSpec QkNormRopeToCacheBench() {
                 f.InPlace({r.b, r.hk, slots, r.d}),
                 f.Indices({1}, 0, slots - r.s + 1)};
   };
-  spec.bytes = [](const Case& c) {
-    const RopeDims r = DimsOf(c);
-    return QkBytes(c) + 2.0 * ElemBytes(c) * static_cast<double>(r.b * r.s * r.d + r.d);
-  };
+  spec.bytes = QkNormRopeBytes;
   spec.reference = QkNormRopeToCacheReference;
   // transformers: Qwen3RMSNorm on each, apply_rotary_pos_emb, then
   // StaticLayer.update's index_copy_ of k into the cache.
   spec.baselines = {{"eager (transformers)", [](const Args& a) {
-                       const double eps = a[6].toDouble();
-                       const std::vector<at::Tensor> qk = TransformersEager(
-                           TransformersRmsNorm(a[0].toTensor(), a[2].toTensor(), eps),
-                           TransformersRmsNorm(a[1].toTensor(), a[3].toTensor(), eps),
-                           a[4].toTensor(), a[5].toTensor());
+                       const std::vector<at::Tensor> qk = TransformersQkNormRope(a);
                        const at::Tensor length = a[10].toTensor();
                        at::Tensor cache = a[9].toTensor();  // in place, as transformers
                        cache.index_copy_(2, at::arange(qk[1].size(1), length.options()) + length,
