@@ -23,9 +23,10 @@
 // is a head index serving q head h and k head h with one angle; a thread
 // takes one slot, or ROPE_SLOTS_PER_THREAD (rope_tuning.h: 4) in turn (one
 // angle computation for all, unless the angles differ per head) once a slot
-// per thread would exceed 4 waves of the GPU. Launched overlapped
-// (common/overlap.cuh); the float64 frequency table of a block is built in
-// shared memory before the wait for the previous kernel.
+// per thread would exceed ROPE_GROUP_ABOVE_WAVES (4) waves of the GPU; its
+// q and k vectors of a slot are loaded before either is stored. Launched
+// overlapped (common/overlap.cuh); the float64 frequency table of a block is
+// built in shared memory before the wait for the previous kernel.
 //
 // qk_norm_rope (common/qk_norm_rope_kernel.cuh) normalizes each head first:
 // a head is d / 2 / V neighbouring lanes, 16-byte vectors only, its sum of
@@ -85,8 +86,9 @@ cudaError_t PlanRope(const RopeHeads& q, const RopeHeads& k, const RopeShape& sh
   g.chunks = half / out->width;
   g.slots = static_cast<int>(std::max(q.heads, k.heads));
   const int64_t tokens = shape.batch * shape.seq;
-  const int64_t four_waves = int64_t{4} * CachedSmCount() * CachedThreadsPerSm();
-  g.groups = tokens * g.chunks * g.slots > four_waves
+  const int64_t group_above = int64_t{rope_tuning::kGroupAboveWaves} * CachedSmCount() *
+                              CachedThreadsPerSm();
+  g.groups = tokens * g.chunks * g.slots > group_above
                  ? (g.slots + rope_tuning::kSlotsPerThread - 1) / rope_tuning::kSlotsPerThread
                  : g.slots;
   g.threads = tokens * g.groups * g.chunks;
@@ -111,14 +113,15 @@ cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q, const RopeHeads& k
     const dim3 grid(static_cast<unsigned>(p.blocks));
     const dim3 block(kRopeThreads);
     constexpr int kMinBlocks = rope_tuning::kMinBlocks;
+    constexpr bool kLoadsFirst = rope_tuning::kQkLoadsFirst;
     if (interleaved) {
       constexpr bool kHalves = rope_tuning::kInterleavedHalves;
-      return LaunchOverlapped(RopeKernel<T, V, true, Angles, kMinBlocks, kHalves>, grid, block,
-                              stream, RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
+      return LaunchOverlapped(RopeKernel<T, V, true, Angles, kMinBlocks, kHalves, kLoadsFirst>,
+                              grid, block, stream, RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
     }
     if constexpr (kHalfSplit) {
-      return LaunchOverlapped(RopeKernel<T, V, false, Angles, kMinBlocks>, grid, block, stream,
-                              RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
+      return LaunchOverlapped(RopeKernel<T, V, false, Angles, kMinBlocks, false, kLoadsFirst>,
+                              grid, block, stream, RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
     } else {
       return cudaErrorInvalidValue;  // this source is interleaved only
     }

@@ -19,6 +19,12 @@
 //                               vector pairs, every other vector a lane apart:
 //                               LTX-Video's tables 108 -> 96 us with 1, H200
 //                               2026-12-03)
+//   ROPE_QK_LOADS_FIRST      1  a thread loads its q and k vectors of a slot
+//                               before storing either (one DRAM round trip a
+//                               slot); 0: q loaded, rotated and stored, then k
+//   ROPE_GROUP_ABOVE_WAVES   4  threads take ROPE_SLOTS_PER_THREAD slots in
+//                               turn once a slot per thread would exceed this
+//                               many waves of the GPU (0: always)
 #pragma once
 
 #ifndef ROPE_SLOTS_PER_THREAD
@@ -33,6 +39,12 @@
 #ifndef ROPE_INTERLEAVED_HALVES
 #define ROPE_INTERLEAVED_HALVES 1
 #endif
+#ifndef ROPE_QK_LOADS_FIRST
+#define ROPE_QK_LOADS_FIRST 1
+#endif
+#ifndef ROPE_GROUP_ABOVE_WAVES
+#define ROPE_GROUP_ABOVE_WAVES 4
+#endif
 
 namespace rope_tuning {
 
@@ -40,6 +52,8 @@ constexpr int kSlotsPerThread = ROPE_SLOTS_PER_THREAD;
 constexpr int kMinBlocks = ROPE_MIN_BLOCKS;
 constexpr int kQkNormMinBlocks = QK_NORM_ROPE_MIN_BLOCKS;
 constexpr bool kInterleavedHalves = ROPE_INTERLEAVED_HALVES != 0;
+constexpr bool kQkLoadsFirst = ROPE_QK_LOADS_FIRST != 0;
+constexpr int kGroupAboveWaves = ROPE_GROUP_ABOVE_WAVES;
 
 static_assert(kSlotsPerThread == 1 || kSlotsPerThread == 2 || kSlotsPerThread == 4 ||
                   kSlotsPerThread == 8,
@@ -51,5 +65,9 @@ static_assert(kQkNormMinBlocks == 0 || (kQkNormMinBlocks >= 2 && kQkNormMinBlock
               "QK_NORM_ROPE_MIN_BLOCKS must be 0 (no promise) or 2-8");
 static_assert(ROPE_INTERLEAVED_HALVES == 0 || ROPE_INTERLEAVED_HALVES == 1,
               "ROPE_INTERLEAVED_HALVES must be 0 or 1");
+static_assert(ROPE_QK_LOADS_FIRST == 0 || ROPE_QK_LOADS_FIRST == 1,
+              "ROPE_QK_LOADS_FIRST must be 0 or 1");
+static_assert(kGroupAboveWaves >= 0 && kGroupAboveWaves <= 64,
+              "ROPE_GROUP_ABOVE_WAVES must be 0-64 waves");
 
 }  // namespace rope_tuning
