@@ -23,10 +23,9 @@
 // is a head index serving q head h and k head h with one angle; a thread
 // takes one slot, or ROPE_SLOTS_PER_THREAD (rope_tuning.h: 4) in turn (one
 // angle computation for all, unless the angles differ per head) once a slot
-// per thread would exceed ROPE_GROUP_ABOVE_WAVES (4) waves of the GPU; its
-// q and k vectors of a slot are loaded before either is stored. Launched
-// overlapped (common/overlap.cuh); the float64 frequency table of a block is
-// built in shared memory before the wait for the previous kernel.
+// per thread would exceed ROPE_GROUP_ABOVE_WAVES (4) waves of the GPU.
+// Launched overlapped (common/overlap.cuh); the float64 frequency table of a
+// block is built in shared memory before the wait for the previous kernel.
 //
 // qk_norm_rope (common/qk_norm_rope_kernel.cuh) normalizes each head first:
 // a head is d / 2 / V neighbouring lanes, 16-byte vectors only, its sum of

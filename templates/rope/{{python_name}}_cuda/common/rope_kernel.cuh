@@ -344,9 +344,9 @@ __device__ __forceinline__ void RotateSlot(const HeadRows<T>& q, const HeadRows<
 // so a load instruction's lanes read neighbouring vectors (interleaved pairs
 // lie inside a vector); else from neighbouring places, every other vector a
 // lane apart. kQkLoadsFirst: RotateSlot (q's and k's loads together) rather
-// than q, then k.
+// than q, then k (rope_tuning.h has what each costs).
 template <typename T, int V, bool kInterleaved, typename Angles, int kMinBlocks = 0,
-          bool kHalves = false, bool kQkLoadsFirst = true>
+          bool kHalves = false, bool kQkLoadsFirst = false>
 __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
     RopeKernel(HeadRows<T> q, HeadRows<T> k, RopeGrid grid, Angles angles) {
   __shared__ double turns[Angles::kTurns];
