@@ -44,10 +44,7 @@ def profile_step(fn: Callable[[], object], namespaces: Iterable[str], steps: int
             parts["gemm"] += event.device_time
         elif ATTENTION.search(event.name):
             parts["attention"] += event.device_time
-    prefixes = tuple(ns + "::" for ns in namespaces)
-    ours_rows = [row for row in prof.key_averages() if prefixes and row.key.startswith(prefixes)]
-    parts["ours"] = sum(row.device_time_total for row in ours_rows)
-    parts["ours_cpu"] = sum(row.cpu_time_total for row in ours_rows)
+    parts["ours"], parts["ours_cpu"] = ours_times(prof, tuple(ns + "::" for ns in namespaces))
     parts["other"] = parts["total"] - parts["gemm"] - parts["attention"] - parts["ours"]
     out = {k: v / steps for k, v in parts.items()}
     out["host_top"] = host_hot_spots(prof, steps)
@@ -57,6 +54,27 @@ def profile_step(fn: Callable[[], object], namespaces: Iterable[str], steps: int
     for k in ("gemm", "attention", "ours", "other"):
         out[k + "_share"] = out[k] / out["total"] if out["total"] else 0.0
     return out
+
+
+def ours_times(prof, prefixes):
+    """GPU and host microseconds of our ops' calls: each outermost call of
+    ours counted once with what it contains (an op of ours called inside
+    another, as a Python custom op calling its C++ op, is already in its
+    caller's totals; summing the op rows would count it twice)."""
+    gpu = cpu = 0.0
+    if not prefixes:
+        return gpu, cpu
+    for event in prof.events():
+        if event.device_type != torch.autograd.DeviceType.CPU or \
+                not event.name.startswith(prefixes):
+            continue
+        parent = event.cpu_parent
+        while parent is not None and not parent.name.startswith(prefixes):
+            parent = parent.cpu_parent
+        if parent is None:
+            gpu += event.device_time_total
+            cpu += event.cpu_time_total
+    return gpu, cpu
 
 
 HOST_TOP = 12  # host operations listed per profiled step
