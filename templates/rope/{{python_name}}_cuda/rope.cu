@@ -20,7 +20,8 @@
 // Launch shape: 256-thread blocks, a thread per (token, chunk of V pairs,
 // slot group): V = 16 / sizeof(T) elements per vector when head_dim / 2,
 // pointers and strides allow, narrower otherwise (down to scalars). A slot
-// is a head index serving q head h and k head h with one angle; a thread
+// is a head index serving q head h and k head h with one angle (with
+// ROPE_SPLIT_QK, one of q's heads or one of k's); a thread
 // takes one slot, or ROPE_SLOTS_PER_THREAD (rope_tuning.h: 4) in turn (one
 // angle computation for all, unless the angles differ per head) once a slot
 // per thread would exceed ROPE_GROUP_ABOVE_WAVES (4) waves of the GPU.
@@ -83,7 +84,8 @@ cudaError_t PlanRope(const RopeHeads& q, const RopeHeads& k, const RopeShape& sh
   g.seq = shape.seq;
   g.half = half;
   g.chunks = half / out->width;
-  g.slots = static_cast<int>(std::max(q.heads, k.heads));
+  g.slots = static_cast<int>(rope_tuning::kSplitQk ? q.heads + k.heads
+                                                    : std::max(q.heads, k.heads));
   const int64_t tokens = shape.batch * shape.seq;
   const int64_t group_above = int64_t{rope_tuning::kGroupAboveWaves} * CachedSmCount() *
                               CachedThreadsPerSm();
@@ -113,14 +115,17 @@ cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q, const RopeHeads& k
     const dim3 block(kRopeThreads);
     constexpr int kMinBlocks = rope_tuning::kMinBlocks;
     constexpr bool kLoadsFirst = rope_tuning::kQkLoadsFirst;
+    constexpr bool kSplitQk = rope_tuning::kSplitQk;
     if (interleaved) {
       constexpr bool kHalves = rope_tuning::kInterleavedHalves;
-      return LaunchOverlapped(RopeKernel<T, V, true, Angles, kMinBlocks, kHalves, kLoadsFirst>,
-                              grid, block, stream, RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
+      return LaunchOverlapped(
+          RopeKernel<T, V, true, Angles, kMinBlocks, kHalves, kLoadsFirst, kSplitQk>, grid,
+          block, stream, RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
     }
     if constexpr (kHalfSplit) {
-      return LaunchOverlapped(RopeKernel<T, V, false, Angles, kMinBlocks, false, kLoadsFirst>,
-                              grid, block, stream, RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
+      return LaunchOverlapped(
+          RopeKernel<T, V, false, Angles, kMinBlocks, false, kLoadsFirst, kSplitQk>, grid, block,
+          stream, RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
     } else {
       return cudaErrorInvalidValue;  // this source is interleaved only
     }

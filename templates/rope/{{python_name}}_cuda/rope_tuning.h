@@ -26,6 +26,13 @@
 //                               1-3% faster, Qwen3's shared ones up to 16%
 //                               slower (H200, 2026-12-03); 0: q loaded,
 //                               rotated and stored, then k
+//   ROPE_SPLIT_QK            0  1: q's heads and k's are slots of their own
+//                               (hq + hk slots, each thread one tensor's
+//                               head), so with fewer k heads than q (Qwen3:
+//                               8 of 32) no thread does twice the work of its
+//                               warp's others; 0: slot h rotates q head h and
+//                               k head h (max(hq, hk) slots); 1 leaves
+//                               ROPE_QK_LOADS_FIRST nothing to do
 //   ROPE_GROUP_ABOVE_WAVES   4  threads take ROPE_SLOTS_PER_THREAD slots in
 //                               turn once a slot per thread would exceed this
 //                               many waves of the GPU (0: always)
@@ -46,6 +53,9 @@
 #ifndef ROPE_QK_LOADS_FIRST
 #define ROPE_QK_LOADS_FIRST 0
 #endif
+#ifndef ROPE_SPLIT_QK
+#define ROPE_SPLIT_QK 0
+#endif
 #ifndef ROPE_GROUP_ABOVE_WAVES
 #define ROPE_GROUP_ABOVE_WAVES 4
 #endif
@@ -57,6 +67,7 @@ constexpr int kMinBlocks = ROPE_MIN_BLOCKS;
 constexpr int kQkNormMinBlocks = QK_NORM_ROPE_MIN_BLOCKS;
 constexpr bool kInterleavedHalves = ROPE_INTERLEAVED_HALVES != 0;
 constexpr bool kQkLoadsFirst = ROPE_QK_LOADS_FIRST != 0;
+constexpr bool kSplitQk = ROPE_SPLIT_QK != 0;
 constexpr int kGroupAboveWaves = ROPE_GROUP_ABOVE_WAVES;
 
 static_assert(kSlotsPerThread == 1 || kSlotsPerThread == 2 || kSlotsPerThread == 4 ||
@@ -71,6 +82,7 @@ static_assert(ROPE_INTERLEAVED_HALVES == 0 || ROPE_INTERLEAVED_HALVES == 1,
               "ROPE_INTERLEAVED_HALVES must be 0 or 1");
 static_assert(ROPE_QK_LOADS_FIRST == 0 || ROPE_QK_LOADS_FIRST == 1,
               "ROPE_QK_LOADS_FIRST must be 0 or 1");
+static_assert(ROPE_SPLIT_QK == 0 || ROPE_SPLIT_QK == 1, "ROPE_SPLIT_QK must be 0 or 1");
 static_assert(kGroupAboveWaves >= 0 && kGroupAboveWaves <= 64,
               "ROPE_GROUP_ABOVE_WAVES must be 0-64 waves");
 

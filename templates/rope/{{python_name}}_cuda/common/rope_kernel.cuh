@@ -63,7 +63,7 @@ struct RopeGrid {
   int64_t threads;  // tokens * groups * chunks
   int chunks;       // d / 2 / V
   int groups;       // slot groups: a thread takes slots g, g + groups, ...
-  int slots;        // max(q heads, k heads)
+  int slots;        // max(q heads, k heads), or q heads + k heads (kSplitQk)
   int half;         // d / 2: rotation pairs per head
 };
 
@@ -344,9 +344,11 @@ __device__ __forceinline__ void RotateSlot(const HeadRows<T>& q, const HeadRows<
 // so a load instruction's lanes read neighbouring vectors (interleaved pairs
 // lie inside a vector); else from neighbouring places, every other vector a
 // lane apart. kQkLoadsFirst: RotateSlot (q's and k's loads together) rather
-// than q, then k (rope_tuning.h has what each costs).
+// than q, then k (rope_tuning.h has what each costs). kSplitQk: slots 0 ..
+// hq - 1 are q's heads and hq .. hq + hk - 1 k's (grid.slots = hq + hk), a
+// thread's slot one tensor's head; else slot h is q head h and k head h.
 template <typename T, int V, bool kInterleaved, typename Angles, int kMinBlocks = 0,
-          bool kHalves = false, bool kQkLoadsFirst = false>
+          bool kHalves = false, bool kQkLoadsFirst = false, bool kSplitQk = false>
 __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
     RopeKernel(HeadRows<T> q, HeadRows<T> k, RopeGrid grid, Angles angles) {
   __shared__ double turns[Angles::kTurns];
@@ -370,10 +372,15 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   typename Angles::template Held<V, kInterleaved> held;
   const bool per_head = angles.PerHead();
   if (!per_head) held = angles.template Get<V, kInterleaved>(b, s, 0, lo_vec * V, hi_vec * V, turns);
-  for (int h = group; h < grid.slots; h += grid.groups) {
+  for (int slot = group; slot < grid.slots; slot += grid.groups) {
+    // A per-head table's head h serves q head h and k head h alike.
+    const bool k_slot = kSplitQk && slot >= q.heads;
+    const int h = k_slot ? slot - q.heads : slot;
     if (per_head) held = angles.template Get<V, kInterleaved>(b, s, h, lo_vec * V, hi_vec * V, turns);
     else held.Hide();
-    if constexpr (kQkLoadsFirst) {
+    if constexpr (kSplitQk) {
+      RotateChunk<T, V, kInterleaved>(k_slot ? k : q, b, s, h, lo_vec, hi_vec, held);
+    } else if constexpr (kQkLoadsFirst) {
       RotateSlot<T, V, kInterleaved>(q, k, b, s, h, lo_vec, hi_vec, held);
     } else {
       RotateChunk<T, V, kInterleaved>(q, b, s, h, lo_vec, hi_vec, held);
