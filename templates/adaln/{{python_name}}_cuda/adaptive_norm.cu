@@ -51,6 +51,18 @@ namespace {
 // most; with 8 ptxas spilled the fp16 block kernel of 8-byte vectors.
 constexpr int kAdaNormVecs = 4;
 
+// An experiment (kbuild --define ADALN_HOLD_MODULATION=1, default 0): the
+// register kernel on aligned rows reads the modulation vectors it will need
+// into registers with x's, before the row's reduction, rather than at the
+// store (per-token RMSNorm is 0.95-0.98x torch.compile at LTX-Video's shapes).
+// Up to 2 vectors a thread (4: 59 -> 83 registers, and a spill in fp16).
+#ifndef ADALN_HOLD_MODULATION
+#define ADALN_HOLD_MODULATION 0
+#endif
+static_assert(ADALN_HOLD_MODULATION == 0 || ADALN_HOLD_MODULATION == 1,
+              "ADALN_HOLD_MODULATION must be 0 or 1");
+constexpr bool kHoldModulation = ADALN_HOLD_MODULATION != 0;
+
 template <NormKind kNorm, typename T, typename W, int V, int kVecs, int kGroup, bool kSplit>
 __global__ void __launch_bounds__(kMaxBlockThreads)
     AdaptiveNormRegisterKernel(T* __restrict__ y, const T* __restrict__ x, ParamRows scale,
@@ -69,16 +81,26 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
 
   Vec<T, V> r[kVecs] = {};  // zero-init: lets ptxas keep all in registers
   LoadHeldVectors<V, kSplit>(x_row, span, s.first, s.step, r);
+  constexpr bool kHold = kHoldModulation && !kSplit && kVecs <= 2;
+  HeldModulation<W, V, kVecs> held = {};
+  if constexpr (kHold) {
+    LoadHeldModulation<W, V>(RowOf<W>(scale, s.row, tokens), RowOf<W>(shift, s.row, tokens), s,
+                             span, held);
+  }
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, s.first, s.step, edges);
   // LayerNorm's sum is taken relative to the row's first element; RMSNorm ignores it.
   const float pivot = kNorm == NormKind::kLayer ? RowPivot(x_row, s.valid, hidden) : 0.f;
   const RowStats st =
       NormRegisterStats<kNorm, kGroup, V>(r, edges, s, span, pivot, inv_hidden, eps, scratch);
-  const W* scale_row = RowOf<W>(scale, s.row, tokens);
-  const W* shift_row = RowOf<W>(shift, s.row, tokens);
-  StoreModulated<kSplit>(y_row, r, st, scale_row, shift_row, s, span);
-  StoreModulatedEdges<V>(y_row, edges, st, scale_row, shift_row, span, s.first, s.step);
+  if constexpr (kHold) {
+    StoreHeldModulated(y_row, r, held, st, s, span);  // aligned: no edge elements
+  } else {
+    const W* scale_row = RowOf<W>(scale, s.row, tokens);
+    const W* shift_row = RowOf<W>(shift, s.row, tokens);
+    StoreModulated<kSplit>(y_row, r, st, scale_row, shift_row, s, span);
+    StoreModulatedEdges<V>(y_row, edges, st, scale_row, shift_row, span, s.first, s.step);
+  }
 }
 
 // Rows too long for registers: the statistics in one pass over x, then a

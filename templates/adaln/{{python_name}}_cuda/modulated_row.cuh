@@ -105,6 +105,43 @@ __device__ __forceinline__ void StoreModulated(T* y_row, const Vec<T, V> (&r)[kV
   });
 }
 
+// The modulation of the body vectors a thread holds, read as whole vectors
+// with x's (aligned launches only), before the row's reduction: its loads
+// then wait out the same latency as x's instead of starting after the
+// reduction (ADALN_HOLD_MODULATION, adaptive_norm.cu).
+template <typename W, int V, int kVecs>
+struct HeldModulation {
+  Vec<W, V> scale[kVecs];
+  Vec<W, V> shift[kVecs];
+};
+
+template <typename W, int V, int kVecs>
+__device__ __forceinline__ void LoadHeldModulation(const W* scale_row, const W* shift_row,
+                                                   const RowSlot& s, const RowSpan& span,
+                                                   HeldModulation<W, V, kVecs>& m) {
+  ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
+    const int64_t offset = static_cast<int64_t>(idx) * V;  // aligned: no head
+    m.scale[k] = *reinterpret_cast<const Vec<W, V>*>(scale_row + offset);
+    m.shift[k] = *reinterpret_cast<const Vec<W, V>*>(shift_row + offset);
+  });
+}
+
+// StoreModulated with the modulation already held.
+template <typename T, typename W, int V, int kVecs>
+__device__ __forceinline__ void StoreHeldModulated(T* y_row, const Vec<T, V> (&r)[kVecs],
+                                                   const HeldModulation<W, V, kVecs>& m,
+                                                   const RowStats& st, const RowSlot& s,
+                                                   const RowSpan& span) {
+  ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
+    Vec<T, V> out;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      out.Set(i, Modulate(r[k].Get(i), st, m.scale[k].Get(i), m.shift[k].Get(i)));
+    }
+    *BodyVector<V, false>(y_row, span, idx) = out;
+  });
+}
+
 // The same for the edge elements this thread holds.
 template <int V, int kSlots, typename T, typename W>
 __device__ __forceinline__ void StoreModulatedEdges(T* y_row, const EdgeValues<kSlots>& edges,

@@ -105,8 +105,10 @@ HeadRows<T> RowsOf(const RopeHeads& h) {
 }
 
 // Launches RopeKernel for the plan's width and the pairing. kHalfSplit:
-// whether the source supports half-split pairs (LTX-Video does not).
-template <typename T, bool kHalfSplit = true, typename Angles>
+// whether the source supports half-split pairs (LTX-Video does not);
+// kLoadsFirst: RopeKernel's kQkLoadsFirst (rope_tuning.h).
+template <typename T, bool kHalfSplit = true, bool kLoadsFirst = rope_tuning::kLoadsFirstOtherwise,
+          typename Angles>
 cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q, const RopeHeads& k, bool interleaved,
                        const Angles& angles, cudaStream_t stream) {
   return DispatchVectorWidth<T>(p.width, [&](auto vc) -> cudaError_t {
@@ -114,7 +116,6 @@ cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q, const RopeHeads& k
     const dim3 grid(static_cast<unsigned>(p.blocks));
     const dim3 block(kRopeThreads);
     constexpr int kMinBlocks = rope_tuning::kMinBlocks;
-    constexpr bool kLoadsFirst = rope_tuning::kQkLoadsFirst;
     constexpr bool kSplitQk = rope_tuning::kSplitQk;
     if (interleaved) {
       constexpr bool kHalves = rope_tuning::kInterleavedHalves;
@@ -241,6 +242,10 @@ cudaError_t LaunchRopeTable(RopeHeads q, RopeHeads k, RopeShape shape, DType dty
     using W = typename decltype(wt)::type;
     const TableAngles<W> angles{static_cast<const W*>(table.cos), static_cast<const W*>(table.sin),
                                 table.batch_stride, table.seq_stride, table.head_stride};
+    if (angles.head_stride != 0) {
+      return LaunchRope<T, true, rope_tuning::kLoadsFirstPerHeadTables>(
+          plan, q, k, shape.interleaved, angles, stream);
+    }
     return LaunchRope<T>(plan, q, k, shape.interleaved, angles, stream);
   });
 }

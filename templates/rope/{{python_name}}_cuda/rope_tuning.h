@@ -19,13 +19,14 @@
 //                               vector pairs, every other vector a lane apart:
 //                               LTX-Video's tables 108 -> 96 us with 1, H200
 //                               2026-12-03)
-//   ROPE_QK_LOADS_FIRST      0  1: a thread loads its q and k vectors of a
-//                               slot before storing either (one DRAM round
-//                               trip a slot, not two), at 58 -> 92 registers
-//                               with bf16 tables: LTX-Video's per-head tables
-//                               1-3% faster, Qwen3's shared ones up to 16%
-//                               slower (H200, 2026-12-03); 0: q loaded,
-//                               rotated and stored, then k
+//   ROPE_QK_LOADS_FIRST      2  a thread loads its q and k vectors of a slot
+//                               before storing either (one DRAM round trip a
+//                               slot, not two): 1 always, 2 with per-head
+//                               tables only, 0 never (q loaded, rotated and
+//                               stored, then k). Registers 58 -> 92 with
+//                               bf16 tables; on the H200 (2026-12-03)
+//                               LTX-Video's per-head tables 1-3% faster,
+//                               Qwen3's shared ones up to 16% slower
 //   ROPE_SPLIT_QK            0  1: q's heads and k's are slots of their own
 //                               (hq + hk slots, each thread one tensor's
 //                               head), so with fewer k heads than q (Qwen3:
@@ -51,7 +52,7 @@
 #define ROPE_INTERLEAVED_HALVES 1
 #endif
 #ifndef ROPE_QK_LOADS_FIRST
-#define ROPE_QK_LOADS_FIRST 0
+#define ROPE_QK_LOADS_FIRST 2
 #endif
 #ifndef ROPE_SPLIT_QK
 #define ROPE_SPLIT_QK 0
@@ -66,7 +67,9 @@ constexpr int kSlotsPerThread = ROPE_SLOTS_PER_THREAD;
 constexpr int kMinBlocks = ROPE_MIN_BLOCKS;
 constexpr int kQkNormMinBlocks = QK_NORM_ROPE_MIN_BLOCKS;
 constexpr bool kInterleavedHalves = ROPE_INTERLEAVED_HALVES != 0;
-constexpr bool kQkLoadsFirst = ROPE_QK_LOADS_FIRST != 0;
+// Per-head tables (LTX-Video's), and every other source of angles.
+constexpr bool kLoadsFirstPerHeadTables = ROPE_QK_LOADS_FIRST != 0;
+constexpr bool kLoadsFirstOtherwise = ROPE_QK_LOADS_FIRST == 1;
 constexpr bool kSplitQk = ROPE_SPLIT_QK != 0;
 constexpr int kGroupAboveWaves = ROPE_GROUP_ABOVE_WAVES;
 
@@ -80,8 +83,8 @@ static_assert(kQkNormMinBlocks == 0 || (kQkNormMinBlocks >= 2 && kQkNormMinBlock
               "QK_NORM_ROPE_MIN_BLOCKS must be 0 (no promise) or 2-8");
 static_assert(ROPE_INTERLEAVED_HALVES == 0 || ROPE_INTERLEAVED_HALVES == 1,
               "ROPE_INTERLEAVED_HALVES must be 0 or 1");
-static_assert(ROPE_QK_LOADS_FIRST == 0 || ROPE_QK_LOADS_FIRST == 1,
-              "ROPE_QK_LOADS_FIRST must be 0 or 1");
+static_assert(ROPE_QK_LOADS_FIRST >= 0 && ROPE_QK_LOADS_FIRST <= 2,
+              "ROPE_QK_LOADS_FIRST must be 0 (never), 1 (always) or 2 (per-head tables)");
 static_assert(ROPE_SPLIT_QK == 0 || ROPE_SPLIT_QK == 1, "ROPE_SPLIT_QK must be 0 or 1");
 static_assert(kGroupAboveWaves >= 0 && kGroupAboveWaves <= 64,
               "ROPE_GROUP_ABOVE_WAVES must be 0-64 waves");

@@ -371,12 +371,14 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
 
   typename Angles::template Held<V, kInterleaved> held;
   const bool per_head = angles.PerHead();
-  if (!per_head) held = angles.template Get<V, kInterleaved>(b, s, 0, lo_vec * V, hi_vec * V, turns);
+  const int lo = lo_vec * V;  // elements
+  const int hi = hi_vec * V;
+  if (!per_head) held = angles.template Get<V, kInterleaved>(b, s, 0, lo, hi, turns);
   for (int slot = group; slot < grid.slots; slot += grid.groups) {
     // A per-head table's head h serves q head h and k head h alike.
     const bool k_slot = kSplitQk && slot >= q.heads;
     const int h = k_slot ? slot - q.heads : slot;
-    if (per_head) held = angles.template Get<V, kInterleaved>(b, s, h, lo_vec * V, hi_vec * V, turns);
+    if (per_head) held = angles.template Get<V, kInterleaved>(b, s, h, lo, hi, turns);
     else held.Hide();
     if constexpr (kSplitQk) {
       RotateChunk<T, V, kInterleaved>(k_slot ? k : q, b, s, h, lo_vec, hi_vec, held);
