@@ -63,7 +63,7 @@
 # GPU_RUN_DEFINES ("template:NAME=VALUE[,NAME=VALUE...][:FILTER[:notest]] ...") tests and
 # benchmarks a template's project again with those macros (kbuild --define), after its default
 # build: a tune knob tried beside the default (FILTER: the bench's --filter, no spaces; notest:
-# bench only).
+# bench only; the tests take the template's GPU_RUN_TEST_FILTERS entry, as the default's do).
 # Templates are built on the CPUs in parallel while the GPU steps before them run
 # (GPU_RUN_PREBUILD=0: one at a time, in each template's step).
 set -uo pipefail
@@ -317,7 +317,8 @@ if [[ $TEMPLATES == 1 ]]; then
       [[ "$dt" == "$t" ]] || continue
       dargs=(); for d in ${defs//,/ }; do dargs+=(--define "$d"); done
       [[ $TESTS == 1 && "$dtest" != notest ]] && \
-        step "$t: kbuild test ${dargs[*]}" "$t.log" kbuild -C "$proj" test "${dargs[@]}"
+        step "$t: kbuild test ${dargs[*]}${filter:+ --filter $filter}" "$t.log" \
+        kbuild -C "$proj" test "${dargs[@]}" ${filter:+--filter "$filter"}
       if [[ $BENCHES == 1 ]]; then
         step "$t: kbuild bench ${dargs[*]}${dfilter:+ --filter $dfilter}" "$t.log" \
           kbuild -C "$proj" bench "${dargs[@]}" ${dfilter:+--filter "$dfilter"}
