@@ -304,6 +304,9 @@ __device__ __forceinline__ void KeepAfterStores(Vec<T, V>& v) {
 // both loaded before either is stored: q and k never overlap (the binding
 // refuses it), and the compiler, not knowing that, would otherwise hold k's
 // loads behind q's stores, two DRAM round trips a slot instead of one.
+// RotateChunk's steps written out again on purpose: a struct of a row and its
+// two vectors shared by both made nvcc split RotateChunk's vector stores
+// (st.global.v2.u16 into two st.global.u16, CUDA 13.0).
 template <typename T, int V, bool kInterleaved, typename Held>
 __device__ __forceinline__ void RotateSlot(const HeadRows<T>& q, const HeadRows<T>& k, int64_t b,
                                            int64_t s, int h, int lo_vec, int hi_vec,
