@@ -7,10 +7,9 @@
 // Bytes moved (the floor): rows * 3d * sizeof(T): gate and up read once, out
 // written once. Floor time = bytes / measured copy bandwidth (`kbuild doctor`).
 //
-// Launch shape (common/elementwise.cuh): 256-thread blocks; tanh: one (row,
-// 16-byte vector) unit per thread; exact: two a step, grid-stride over 2 waves
-// of resident blocks (gated_act.cuh's GeluErf); launched
-// overlapped (common/overlap.cuh). Rows that start off a 16-byte boundary in
+// Launch shape (common/elementwise.cuh): 256-thread blocks, one (row,
+// 16-byte vector) unit per thread (gated_act.cuh's GeluErf and GeluTanh);
+// launched overlapped (common/overlap.cuh). Rows that start off a 16-byte boundary in
 // every tensor alike (two [..., d] tensors of odd d) split into a scalar head,
 // 16-byte body and scalar tail; otherwise (one [..., 2d] tensor of odd d,
 // offset views) the widest vectors every tensor allows, down to scalars.
