@@ -55,6 +55,7 @@
 #include <utility>
 
 #include "dtype.h"
+#include "fast_divmod.h"
 #include "launch.cuh"
 #include "overlap.cuh"
 #include "row_span.cuh"
@@ -94,6 +95,7 @@ struct RowTensor {
 struct ElementwiseShape {
   int64_t rows;
   int64_t units;  // per row
+  FastDivmod units_div;  // units, for splitting a thread index
   int cols;
   int first_phase;
   int64_t lead_stride;
@@ -101,7 +103,9 @@ struct ElementwiseShape {
 
 // The units one thread owns, in row-major order a grid stride apart: the
 // walk starts at the thread's first unit and Next() advances by the stride's
-// quotient and remainder, so no division runs per unit.
+// quotient and remainder, so no division runs per unit, and the two at the
+// start are FastDivmod's multiplies (the grid has fewer than 2^32 threads:
+// ElementwiseBlocks).
 struct UnitWalk {
   int64_t row;
   int64_t unit;
@@ -109,12 +113,11 @@ struct UnitWalk {
   int64_t unit_step;
 
   __device__ __forceinline__ explicit UnitWalk(const ElementwiseShape& s) {
-    const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-    const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    row_step = stride / s.units;
-    unit_step = stride % s.units;
-    row = first / s.units;
-    unit = first % s.units;
+    uint32_t quotient;
+    unit_step = s.units_div.DivMod(gridDim.x * blockDim.x, &quotient);
+    row_step = quotient;
+    unit = s.units_div.DivMod(blockIdx.x * blockDim.x + threadIdx.x, &quotient);
+    row = quotient;
   }
   __device__ __forceinline__ void Next(const ElementwiseShape& s) {
     row += row_step;
@@ -244,8 +247,9 @@ unsigned ElementwiseBlocks(int64_t units) {
                            std::max(1, CachedThreadsPerSm() / kElementwiseThreads);
   const int64_t steps = (units + kPerStep - 1) / kPerStep;
   const int64_t wanted = (steps + kElementwiseThreads - 1) / kElementwiseThreads;
+  constexpr int64_t kMaxBlocks = (int64_t{1} << 32) / kElementwiseThreads;  // UnitWalk
   return static_cast<unsigned>(std::max<int64_t>(
-      1, std::min<int64_t>(wanted, resident * WavesOf<Op>())));
+      1, std::min({wanted, resident * WavesOf<Op>(), kMaxBlocks})));
 }
 
 // Launches make_op(TypeTag<T>{}) over rows x cols for dtype's T, choosing
@@ -272,9 +276,12 @@ cudaError_t LaunchElementwise(DType dtype, int64_t rows, int64_t cols, cudaStrea
         {VectorAccess{first.ptr, first.row_stride, kElem},
          VectorAccess{more.ptr, more.row_stride, kElem}...},
         VectorAccess{nullptr, 0, kElem});
+    const int64_t units_per_row = access.split ? cols / kMaxWidth + 1 : cols / access.width;
     const ElementwiseShape shape{rows,
-                                 access.split ? cols / kMaxWidth + 1 : cols / access.width,
-                                 static_cast<int>(cols), access.first_phase,
+                                 units_per_row,
+                                 FastDivmod(static_cast<uint32_t>(units_per_row)),
+                                 static_cast<int>(cols),
+                                 access.first_phase,
                                  first.row_stride};
     const int64_t units = rows * shape.units;
     const dim3 block(kElementwiseThreads);

@@ -55,6 +55,11 @@ using namespace rope_kernels;
 using {{python_name}}_cuda::RopeHeads;
 using {{python_name}}_cuda::RopeShape;
 
+// The kernels split a 32-bit thread index (FastDivmod): every thread of the
+// grid, up to blocks * kRopeThreads, below 2^32 (at least 2^33 vectors of q
+// and k, 128 GiB, before a launch is refused).
+constexpr int64_t kMaxRopeBlocks = (int64_t{1} << 32) / kRopeThreads;
+
 struct RopePlan {
   int width;  // V
   RopeGrid grid;
@@ -81,20 +86,23 @@ cudaError_t PlanRope(const RopeHeads& q, const RopeHeads& k, const RopeShape& sh
                                           {k.ptr, k.head_stride, elem_bytes}}),
                          PickVectorWidth(max_width, half, extra)});
   RopeGrid& g = out->grid;
-  g.seq = shape.seq;
   g.half = half;
-  g.chunks = half / out->width;
+  const int chunks = half / out->width;
   g.slots = static_cast<int>(rope_tuning::kSplitQk ? q.heads + k.heads
                                                     : std::max(q.heads, k.heads));
   const int64_t tokens = shape.batch * shape.seq;
   const int64_t group_above = int64_t{rope_tuning::kGroupAboveWaves} * CachedSmCount() *
                               CachedThreadsPerSm();
-  g.groups = tokens * g.chunks * g.slots > group_above
-                 ? (g.slots + rope_tuning::kSlotsPerThread - 1) / rope_tuning::kSlotsPerThread
-                 : g.slots;
-  g.threads = tokens * g.groups * g.chunks;
+  const int groups =
+      tokens * chunks * g.slots > group_above
+          ? (g.slots + rope_tuning::kSlotsPerThread - 1) / rope_tuning::kSlotsPerThread
+          : g.slots;
+  g.threads = tokens * groups * chunks;
   out->blocks = (g.threads + kRopeThreads - 1) / kRopeThreads;
-  if (out->blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
+  if (out->blocks > kMaxRopeBlocks) return cudaErrorInvalidConfiguration;
+  g.seq = FastDivmod(static_cast<uint32_t>(shape.seq));
+  g.chunks = FastDivmod(static_cast<uint32_t>(chunks));
+  g.groups = FastDivmod(static_cast<uint32_t>(groups));
   return cudaSuccess;
 }
 
@@ -147,7 +155,7 @@ cudaError_t PlanQkNormRope(const RopeHeads& q, const RopeHeads& k, const RopeSha
       !{{python_name}}_cuda::QkNormRopeSupported(shape.head_dim, dtype)) {
     return cudaErrorInvalidValue;
   }
-  const int chunks = plan.grid.chunks;
+  const int chunks = static_cast<int>(plan.grid.chunks.divisor);
   *grid = {shape.batch * shape.seq * (q.heads + k.heads), shape.seq, chunks,
            1.f / static_cast<float>(shape.head_dim), 0.f};
   *blocks = (grid->rows * chunks + kRopeThreads - 1) / kRopeThreads;

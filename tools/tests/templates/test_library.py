@@ -1,7 +1,7 @@
 """The kernel library (templates/library/) that every template shares: each template reaches it
-through links, never through a copy that could drift, and its host-side planners (row_plan.h,
-row_span.h) pass their tests on this machine, so a plan that leaves a vector without a thread
-fails CI, not only the GPU run.
+through links, never through a copy that could drift, and its host-side parts (row_plan.h,
+row_span.h, fast_divmod.h) pass their tests on this machine, so a plan that leaves a vector
+without a thread, or a wrong quotient, fails CI, not only the GPU run.
 
 Run: .venv/bin/python -m pytest tools/tests/templates
 """
@@ -43,15 +43,16 @@ def test_templates_link_library_headers_instead_of_copying_them(template):
                 f"{entry.relative_to(TEMPLATES)} links elsewhere than templates/library/")
 
 
-HOST_TESTS = ("row_plan_test.cpp", "row_span_test.cpp")
+HOST_TESTS = (("rmsnorm", "row_plan_test.cpp"), ("rmsnorm", "row_span_test.cpp"),
+              ("rope", "fast_divmod_test.cpp"))
 
 
-@pytest.mark.parametrize("test_file", HOST_TESTS)
-def test_host_side_planners_pass_their_tests(tmp_path, test_file):
+@pytest.mark.parametrize("template,test_file", HOST_TESTS)
+def test_host_side_library_parts_pass_their_tests(tmp_path, template, test_file):
     compiler = shutil.which("g++")
     if compiler is None:
         pytest.skip("no g++ on this machine")
-    source = (TEMPLATES / "rmsnorm" / "tests" / test_file).read_text()
+    source = (TEMPLATES / template / "tests" / test_file).read_text()
     source = source.replace('#include "../{{python_name}}_cuda/common/',
                             f'#include "{LIBRARY}/')
     unit = tmp_path / test_file

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 
+#include "fast_divmod.h"
 #include "overlap.cuh"
 #include "row_span.cuh"
 #include "vec.cuh"
@@ -58,13 +59,15 @@ struct HeadRows {
   }
 };
 
+// The thread index splits into (token, group, chunk) by FastDivmod: the
+// plan keeps threads below 2^32.
 struct RopeGrid {
-  int64_t seq;      // tokens per batch entry
-  int64_t threads;  // tokens * groups * chunks
-  int chunks;       // d / 2 / V
-  int groups;       // slot groups: a thread takes slots g, g + groups, ...
-  int slots;        // max(q heads, k heads), or q heads + k heads (kSplitQk)
-  int half;         // d / 2: rotation pairs per head
+  int64_t threads;                    // tokens * groups * chunks
+  kernels_common::FastDivmod seq;     // tokens per batch entry
+  kernels_common::FastDivmod chunks;  // d / 2 / V
+  kernels_common::FastDivmod groups;  // slot groups: a thread takes slots g, g + groups, ...
+  int slots;  // max(q heads, k heads), or q heads + k heads (kSplitQk)
+  int half;   // d / 2: rotation pairs per head
 };
 
 // Computed angles of a chunk, one per rotation pair (pair cV + p): element
@@ -361,23 +364,22 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   kernels_common::AllowNextKernelLaunch();
   const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= grid.threads) return;
-  const int chunk = static_cast<int>(t % grid.chunks);
-  const int64_t rest = t / grid.chunks;
-  const int group = static_cast<int>(rest % grid.groups);
-  const int64_t token = rest / grid.groups;
-  const int64_t b = token / grid.seq;
-  const int64_t s = token % grid.seq;
+  uint32_t rest, token, b;
+  const int chunk = static_cast<int>(grid.chunks.DivMod(static_cast<uint32_t>(t), &rest));
+  const int group = static_cast<int>(grid.groups.DivMod(rest, &token));
+  const int64_t s = grid.seq.DivMod(token, &b);
   // The chunk's two vectors in a head (vector indices; elements * V).
   constexpr bool kAdjacent = kInterleaved && (V == 1 || !kHalves);
   const int lo_vec = kAdjacent ? 2 * chunk : chunk;
-  const int hi_vec = kAdjacent ? 2 * chunk + 1 : grid.chunks + chunk;
+  const int hi_vec = kAdjacent ? 2 * chunk + 1 : static_cast<int>(grid.chunks.divisor) + chunk;
 
   typename Angles::template Held<V, kInterleaved> held;
   const bool per_head = angles.PerHead();
   const int lo = lo_vec * V;  // elements
   const int hi = hi_vec * V;
   if (!per_head) held = angles.template Get<V, kInterleaved>(b, s, 0, lo, hi, turns);
-  for (int slot = group; slot < grid.slots; slot += grid.groups) {
+  const int groups = static_cast<int>(grid.groups.divisor);
+  for (int slot = group; slot < grid.slots; slot += groups) {
     // A per-head table's head h serves q head h and k head h alike.
     const bool k_slot = kSplitQk && slot >= q.heads;
     const int h = k_slot ? slot - q.heads : slot;
