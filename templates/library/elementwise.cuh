@@ -35,9 +35,9 @@
 //   kUnitsPerStep = 2;` to have a thread load two units before it stores
 //   either, which the contract above makes safe: two units' math in flight
 //   per thread, where a plain loop cannot hoist the next unit's loads above a
-//   store that may alias them. It pays for math-heavy ops (GELU with erf,
-//   12288x8192 bf16 on the H200, 2026-12-03: 187 -> 172 us), not for
-//   memory-bound ones (SiLU and GELU-tanh: 0-4% slower).
+//   store that may alias them. It paid for a compute-bound op (GELU with
+//   erff, 12288x8192 bf16 on the H200, 2026-12-03: 187 -> 172 us), not for
+//   memory-bound ones (SiLU, GELU-tanh and today's exact GELU: 0-5% slower).
 // - LaunchElementwise gets every tensor the op touches at row positions
 //   (base pointer and row stride, elements of the launch dtype), output
 //   first: the split's phase is the first one's. cols <= 2^30.

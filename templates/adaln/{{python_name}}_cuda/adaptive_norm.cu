@@ -54,8 +54,12 @@ constexpr int kAdaNormVecs = 4;
 // An experiment (kbuild --define ADALN_HOLD_MODULATION=1, default 0): the
 // register kernel on aligned rows reads the modulation vectors it will need
 // into registers with x's, before the row's reduction, rather than at the
-// store (per-token RMSNorm is 0.95-0.98x torch.compile at LTX-Video's shapes).
-// Up to 2 vectors a thread (4: 59 -> 83 registers, and a spill in fp16).
+// store. Up to 2 vectors a thread (4: 59 -> 83 registers, and a spill in
+// fp16). H200, 2026-12-03 (results/h200-2026-12-03/run-1915), A/B in one
+// run: per-token RMSNorm bf16 1-3% faster (0.94-0.95x -> 0.96-0.99x
+// torch.compile), fp16 within +-1.5%; per-sample RMSNorm and LayerNorm 2-7%
+// slower, their modulation rows being cache hits that only cost registers.
+// Worth it only as a per-token-only choice at launch (not built).
 #ifndef ADALN_HOLD_MODULATION
 #define ADALN_HOLD_MODULATION 0
 #endif

@@ -9,15 +9,15 @@
 //
 // Launch shape (common/elementwise.cuh): 256-thread blocks, one (row,
 // 16-byte vector) unit per thread (gated_act.cuh's GeluErf and GeluTanh);
-// launched overlapped (common/overlap.cuh). Rows that start off a 16-byte boundary in
-// every tensor alike (two [..., d] tensors of odd d) split into a scalar head,
-// 16-byte body and scalar tail; otherwise (one [..., 2d] tensor of odd d,
-// offset views) the widest vectors every tensor allows, down to scalars.
+// launched overlapped (common/overlap.cuh). Rows that start off a 16-byte
+// boundary in every tensor alike (two [..., d] tensors of odd d) split into a
+// scalar head, 16-byte body and scalar tail; otherwise (one [..., 2d] tensor
+// of odd d, offset views) the widest vectors every tensor allows, down to
+// scalars.
 //
-// measured (H200, 2026-12-03, kbuild bench, bf16; results/h200-2026-12-03/run-0740,
-// this launch shape): tanh 12288x8192 144.7 us, 99.0% of copy, 0.98x
-// torch.compile; exact 173.0 us, 82.8%, 0.96x (compute-bound: erff's ~41
-// instructions per element).
+// measured (H200, 2026-12-03, kbuild bench, bf16; results/h200-2026-12-03/run-1915):
+// exact 12288x8192 146.5 us, 97.8% of copy, 1.13x torch.compile (173.8 us,
+// 0.96x, with erff); tanh 139.2 us, 1.02x; 512x8192 exact 10.4 us, 1.09x.
 
 #include "common/gated_act.cuh"
 #include "geglu.h"

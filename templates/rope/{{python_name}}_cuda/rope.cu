@@ -20,8 +20,7 @@
 // Launch shape: 256-thread blocks, a thread per (token, chunk of V pairs,
 // slot group): V = 16 / sizeof(T) elements per vector when head_dim / 2,
 // pointers and strides allow, narrower otherwise (down to scalars). A slot
-// is a head index serving q head h and k head h with one angle (with
-// ROPE_SPLIT_QK, one of q's heads or one of k's); a thread
+// is a head index serving q head h and k head h with one angle; a thread
 // takes one slot, or ROPE_SLOTS_PER_THREAD (rope_tuning.h: 4) in turn (one
 // angle computation for all, unless the angles differ per head) once a slot
 // per thread would exceed ROPE_GROUP_ABOVE_WAVES (4) waves of the GPU.
@@ -32,11 +31,11 @@
 // a head is d / 2 / V neighbouring lanes, 16-byte vectors only, its sum of
 // squares a shuffle butterfly; the same bytes as rope plus the two weights.
 //
-// measured (H200, 2026-12-02; results/h200-2026-12-02/run-1659): positions
-// 1x32768x32x8x128 bf16 170 us, 94% of copy; tables 172 us, 95%, 0.98x
-// torch.compile, 0.99x Liger. LTX-Video's per-head tables 2x16x16x24x32x64
-// bf16 (2026-12-03, results/h200-2026-12-03/run-1354): 95.7 us, 0.96x
-// torch.compile, with ROPE_INTERLEAVED_HALVES (108.1 us without).
+// measured (H200, 2026-12-03; results/h200-2026-12-03/run-1915): tables
+// 1x32768x32x8x128 bf16 171.1 us, 95% of copy, 0.99x torch.compile, 1.00x
+// Liger; 1x2048 14.4 us, 0.93x Liger; positions 1x32768 169.3 us, 94%.
+// LTX-Video's per-head tables 2x16x16x24x32x64 bf16: 94.4 us, 0.98x
+// torch.compile (108.1 us without ROPE_INTERLEAVED_HALVES, run-1354).
 
 #include <algorithm>
 #include <cmath>
@@ -88,8 +87,7 @@ cudaError_t PlanRope(const RopeHeads& q, const RopeHeads& k, const RopeShape& sh
   RopeGrid& g = out->grid;
   g.half = half;
   const int chunks = half / out->width;
-  g.slots = static_cast<int>(rope_tuning::kSplitQk ? q.heads + k.heads
-                                                    : std::max(q.heads, k.heads));
+  g.slots = static_cast<int>(std::max(q.heads, k.heads));
   const int64_t tokens = shape.batch * shape.seq;
   const int64_t group_above = int64_t{rope_tuning::kGroupAboveWaves} * CachedSmCount() *
                               CachedThreadsPerSm();
@@ -124,16 +122,15 @@ cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q, const RopeHeads& k
     const dim3 grid(static_cast<unsigned>(p.blocks));
     const dim3 block(kRopeThreads);
     constexpr int kMinBlocks = rope_tuning::kMinBlocks;
-    constexpr bool kSplitQk = rope_tuning::kSplitQk;
     if (interleaved) {
       constexpr bool kHalves = rope_tuning::kInterleavedHalves;
       return LaunchOverlapped(
-          RopeKernel<T, V, true, Angles, kMinBlocks, kHalves, kLoadsFirst, kSplitQk>, grid,
+          RopeKernel<T, V, true, Angles, kMinBlocks, kHalves, kLoadsFirst>, grid,
           block, stream, RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
     }
     if constexpr (kHalfSplit) {
       return LaunchOverlapped(
-          RopeKernel<T, V, false, Angles, kMinBlocks, false, kLoadsFirst, kSplitQk>, grid, block,
+          RopeKernel<T, V, false, Angles, kMinBlocks, false, kLoadsFirst>, grid, block,
           stream, RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
     } else {
       return cudaErrorInvalidValue;  // this source is interleaved only

@@ -27,13 +27,6 @@
 //                               bf16 tables; on the H200 (2026-12-03)
 //                               LTX-Video's per-head tables 1-3% faster,
 //                               Qwen3's shared ones up to 16% slower
-//   ROPE_SPLIT_QK            0  1: q's heads and k's are slots of their own
-//                               (hq + hk slots, each thread one tensor's
-//                               head), so with fewer k heads than q (Qwen3:
-//                               8 of 32) no thread does twice the work of its
-//                               warp's others; 0: slot h rotates q head h and
-//                               k head h (max(hq, hk) slots); 1 leaves
-//                               ROPE_QK_LOADS_FIRST nothing to do
 //   ROPE_GROUP_ABOVE_WAVES   4  threads take ROPE_SLOTS_PER_THREAD slots in
 //                               turn once a slot per thread would exceed this
 //                               many waves of the GPU (0: always)
@@ -54,9 +47,6 @@
 #ifndef ROPE_QK_LOADS_FIRST
 #define ROPE_QK_LOADS_FIRST 2
 #endif
-#ifndef ROPE_SPLIT_QK
-#define ROPE_SPLIT_QK 0
-#endif
 #ifndef ROPE_GROUP_ABOVE_WAVES
 #define ROPE_GROUP_ABOVE_WAVES 4
 #endif
@@ -70,7 +60,6 @@ constexpr bool kInterleavedHalves = ROPE_INTERLEAVED_HALVES != 0;
 // Per-head tables (LTX-Video's), and every other source of angles.
 constexpr bool kLoadsFirstPerHeadTables = ROPE_QK_LOADS_FIRST != 0;
 constexpr bool kLoadsFirstOtherwise = ROPE_QK_LOADS_FIRST == 1;
-constexpr bool kSplitQk = ROPE_SPLIT_QK != 0;
 constexpr int kGroupAboveWaves = ROPE_GROUP_ABOVE_WAVES;
 
 static_assert(kSlotsPerThread == 1 || kSlotsPerThread == 2 || kSlotsPerThread == 4 ||
@@ -85,7 +74,6 @@ static_assert(ROPE_INTERLEAVED_HALVES == 0 || ROPE_INTERLEAVED_HALVES == 1,
               "ROPE_INTERLEAVED_HALVES must be 0 or 1");
 static_assert(ROPE_QK_LOADS_FIRST >= 0 && ROPE_QK_LOADS_FIRST <= 2,
               "ROPE_QK_LOADS_FIRST must be 0 (never), 1 (always) or 2 (per-head tables)");
-static_assert(ROPE_SPLIT_QK == 0 || ROPE_SPLIT_QK == 1, "ROPE_SPLIT_QK must be 0 or 1");
 static_assert(kGroupAboveWaves >= 0 && kGroupAboveWaves <= 64,
               "ROPE_GROUP_ABOVE_WAVES must be 0-64 waves");
 

@@ -12,8 +12,9 @@
 // 16-byte body and scalar tail; otherwise (one [..., 2d] tensor of odd d,
 // offset views) the widest vectors every tensor allows, down to scalars.
 //
-// measured (H200, 2026-12-03, kbuild bench, bf16): 8192x12288 139.5 us, 102.9% of
-// copy (two reads to a write), 0.99x torch.compile (results/h200-2026-12-03/run-0530).
+// measured (H200, 2026-12-03, kbuild bench, bf16; results/h200-2026-12-03/run-1915):
+// 8192x12288 138.2 us, 103.7% of copy (two reads to a write), 1.00x
+// torch.compile; 2048x12288 36.3 us, 1.00x; 512x12288 12.9 us, 0.99x.
 
 #include "common/gated_act.cuh"
 #include "swiglu.h"

@@ -66,7 +66,7 @@ struct RopeGrid {
   kernels_common::FastDivmod seq;     // tokens per batch entry
   kernels_common::FastDivmod chunks;  // d / 2 / V
   kernels_common::FastDivmod groups;  // slot groups: a thread takes slots g, g + groups, ...
-  int slots;  // max(q heads, k heads), or q heads + k heads (kSplitQk)
+  int slots;  // max(q heads, k heads)
   int half;   // d / 2: rotation pairs per head
 };
 
@@ -350,11 +350,9 @@ __device__ __forceinline__ void RotateSlot(const HeadRows<T>& q, const HeadRows<
 // so a load instruction's lanes read neighbouring vectors (interleaved pairs
 // lie inside a vector); else from neighbouring places, every other vector a
 // lane apart. kQkLoadsFirst: RotateSlot (q's and k's loads together) rather
-// than q, then k (rope_tuning.h has what each costs). kSplitQk: slots 0 ..
-// hq - 1 are q's heads and hq .. hq + hk - 1 k's (grid.slots = hq + hk), a
-// thread's slot one tensor's head; else slot h is q head h and k head h.
+// than q, then k (rope_tuning.h has what each costs).
 template <typename T, int V, bool kInterleaved, typename Angles, int kMinBlocks = 0,
-          bool kHalves = false, bool kQkLoadsFirst = false, bool kSplitQk = false>
+          bool kHalves = false, bool kQkLoadsFirst = false>
 __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
     RopeKernel(HeadRows<T> q, HeadRows<T> k, RopeGrid grid, Angles angles) {
   __shared__ double turns[Angles::kTurns];
@@ -379,15 +377,11 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   const int hi = hi_vec * V;
   if (!per_head) held = angles.template Get<V, kInterleaved>(b, s, 0, lo, hi, turns);
   const int groups = static_cast<int>(grid.groups.divisor);
-  for (int slot = group; slot < grid.slots; slot += groups) {
+  for (int h = group; h < grid.slots; h += groups) {
     // A per-head table's head h serves q head h and k head h alike.
-    const bool k_slot = kSplitQk && slot >= q.heads;
-    const int h = k_slot ? slot - q.heads : slot;
     if (per_head) held = angles.template Get<V, kInterleaved>(b, s, h, lo, hi, turns);
     else held.Hide();
-    if constexpr (kSplitQk) {
-      RotateChunk<T, V, kInterleaved>(k_slot ? k : q, b, s, h, lo_vec, hi_vec, held);
-    } else if constexpr (kQkLoadsFirst) {
+    if constexpr (kQkLoadsFirst) {
       RotateSlot<T, V, kInterleaved>(q, k, b, s, h, lo_vec, hi_vec, held);
     } else {
       RotateChunk<T, V, kInterleaved>(q, b, s, h, lo_vec, hi_vec, held);
