@@ -94,11 +94,12 @@ struct RowTensor {
 // RowPhase).
 struct ElementwiseShape {
   int64_t rows;
-  int64_t units;  // per row
-  FastDivmod units_div;  // units, for splitting a thread index
+  FastDivmod units_div;  // units per row, for splitting a thread index
   int cols;
   int first_phase;
   int64_t lead_stride;
+
+  __host__ __device__ int64_t units() const { return units_div.divisor; }  // per row
 };
 
 // The units one thread owns, in row-major order a grid stride apart: the
@@ -122,8 +123,8 @@ struct UnitWalk {
   __device__ __forceinline__ void Next(const ElementwiseShape& s) {
     row += row_step;
     unit += unit_step;
-    if (unit >= s.units) {
-      unit -= s.units;
+    if (unit >= s.units()) {
+      unit -= s.units();
       ++row;
     }
   }
@@ -204,7 +205,7 @@ __device__ __forceinline__ void DoUnit(const Op& op, const ElementwiseShape& s, 
   const RowSpan span = SpanOf<V, kSplit>(s.first_phase, row, s.lead_stride, s.cols);
   if (unit < span.body) {
     op.template Vector<V, kSplit>(row, span, static_cast<int>(unit));
-  } else if (kSplit && unit == s.units - 1) {
+  } else if (kSplit && unit == s.units() - 1) {
     for (int e = 0; e < span.edges(); ++e) op.Element(row, EdgeElement<V>(span, e));
   }
 }
@@ -278,12 +279,11 @@ cudaError_t LaunchElementwise(DType dtype, int64_t rows, int64_t cols, cudaStrea
         VectorAccess{nullptr, 0, kElem});
     const int64_t units_per_row = access.split ? cols / kMaxWidth + 1 : cols / access.width;
     const ElementwiseShape shape{rows,
-                                 units_per_row,
                                  FastDivmod(static_cast<uint32_t>(units_per_row)),
                                  static_cast<int>(cols),
                                  access.first_phase,
                                  first.row_stride};
-    const int64_t units = rows * shape.units;
+    const int64_t units = rows * units_per_row;
     const dim3 block(kElementwiseThreads);
     if (access.split) {
       const dim3 grid(ElementwiseBlocks<Op, kMaxWidth, true>(units));

@@ -10,11 +10,7 @@
 
 #include <cstdint>
 
-#ifdef __CUDACC__
-#define KERNELS_COMMON_HOST_DEVICE __host__ __device__
-#else
-#define KERNELS_COMMON_HOST_DEVICE
-#endif
+#include "host_device.h"
 
 namespace kernels_common {
 

@@ -23,13 +23,8 @@
 #include <cstdint>
 #include <initializer_list>
 
+#include "host_device.h"
 #include "row_plan.h"  // kWholeBlock, kWarpSize
-
-#if defined(__CUDACC__)
-#define KERNELS_COMMON_HOST_DEVICE __host__ __device__
-#else
-#define KERNELS_COMMON_HOST_DEVICE
-#endif
 
 namespace kernels_common {
 

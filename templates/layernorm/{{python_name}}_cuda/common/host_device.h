@@ -1,0 +1,1 @@
+../../../library/host_device.h
