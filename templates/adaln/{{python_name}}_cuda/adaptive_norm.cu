@@ -51,23 +51,27 @@ namespace {
 // most; with 8 ptxas spilled the fp16 block kernel of 8-byte vectors.
 constexpr int kAdaNormVecs = 4;
 
-// An experiment (kbuild --define ADALN_HOLD_MODULATION=1, default 0): the
-// register kernel on aligned rows reads the modulation vectors it will need
-// into registers with x's, before the row's reduction, rather than at the
-// store. Up to 2 vectors a thread (4: 59 -> 83 registers, and a spill in
-// fp16). H200, 2026-12-03 (results/h200-2026-12-03/run-1915), A/B in one
-// run: per-token RMSNorm bf16 1-3% faster (0.94-0.95x -> 0.96-0.99x
-// torch.compile), fp16 within +-1.5%; per-sample RMSNorm and LayerNorm 2-7%
-// slower, their modulation rows being cache hits that only cost registers.
-// Worth it only as a per-token-only choice at launch (not built).
-#ifndef ADALN_HOLD_MODULATION
-#define ADALN_HOLD_MODULATION 0
+// When per-token modulation rows are read (ADALN_EARLY_MODULATION, an
+// experiment: kbuild --define ADALN_EARLY_MODULATION=1 or 2, default 0).
+// Per-token rows come from DRAM as x's do, so read at the store their
+// latency follows the row's reduction. 1: the register kernel on aligned
+// rows loads them into registers with x's (up to 2 vectors a thread: 4 took
+// 59 -> 83 registers, and a spill in fp16); 2: each thread asks L2 for the
+// vectors it will read (prefetch.global.L2, no registers), then reads them
+// at the store. Per-sample rows stay read at the store either way: they are
+// cache hits after a sample's first row (holding them measured 2-7% slower,
+// H200, 2026-12-03, results/h200-2026-12-03/run-1915, where holding
+// per-token rows was 1-3% faster in bf16).
+#ifndef ADALN_EARLY_MODULATION
+#define ADALN_EARLY_MODULATION 0
 #endif
-static_assert(ADALN_HOLD_MODULATION == 0 || ADALN_HOLD_MODULATION == 1,
-              "ADALN_HOLD_MODULATION must be 0 or 1");
-constexpr bool kHoldModulation = ADALN_HOLD_MODULATION != 0;
+static_assert(ADALN_EARLY_MODULATION >= 0 && ADALN_EARLY_MODULATION <= 2,
+              "ADALN_EARLY_MODULATION must be 0 (at the store), 1 (held) or 2 (L2 prefetch)");
+enum class ModulationRead { kAtStore = 0, kHeld = 1, kPrefetched = 2 };
+constexpr auto kPerTokenRead = static_cast<ModulationRead>(ADALN_EARLY_MODULATION);
 
-template <NormKind kNorm, typename T, typename W, int V, int kVecs, int kGroup, bool kSplit>
+template <NormKind kNorm, typename T, typename W, int V, int kVecs, int kGroup, bool kSplit,
+          ModulationRead kRead>
 __global__ void __launch_bounds__(kMaxBlockThreads)
     AdaptiveNormRegisterKernel(T* __restrict__ y, const T* __restrict__ x, ParamRows scale,
                                ParamRows shift, int64_t rows, int64_t tokens, int hidden,
@@ -85,11 +89,14 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
 
   Vec<T, V> r[kVecs] = {};  // zero-init: lets ptxas keep all in registers
   LoadHeldVectors<V, kSplit>(x_row, span, s.first, s.step, r);
-  constexpr bool kHold = kHoldModulation && !kSplit && kVecs <= 2;
+  constexpr bool kHold = kRead == ModulationRead::kHeld && !kSplit && kVecs <= 2;
   HeldModulation<W, V, kVecs> held = {};
   if constexpr (kHold) {
     LoadHeldModulation<W, V>(RowOf<W>(scale, s.row, tokens), RowOf<W>(shift, s.row, tokens), s,
                              span, held);
+  } else if constexpr (kRead == ModulationRead::kPrefetched) {
+    PrefetchModulation<V, kVecs>(RowOf<W>(scale, s.row, tokens), RowOf<W>(shift, s.row, tokens),
+                                 s, span);
   }
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, s.first, s.step, edges);
@@ -175,6 +182,7 @@ cudaError_t LaunchAdaptiveNorm(void* y, const void* x, ParamRows scale, ParamRow
   }
   l.access = fitted;
   const int row_elems = static_cast<int>(hidden);  // <= 2^30: checked above
+  const bool per_token = tokens > 1 && (scale.token_stride != 0 || shift.token_stride != 0);
 
   return DispatchNorm(norm, [&](auto norm_tag) {
     constexpr NormKind kNorm = decltype(norm_tag)::value;
@@ -189,11 +197,17 @@ cudaError_t LaunchAdaptiveNorm(void* y, const void* x, ParamRows scale, ParamRow
       return LaunchForPath<kAdaNormVecs>(
           l.plan.path,
           [&](auto vecs, auto group) {
-            return LaunchOverlapped(
-                AdaptiveNormRegisterKernel<kNorm, T, W, V, decltype(vecs)::value,
-                                           decltype(group)::value, kSplit>,
-                grid, dim3(l.plan.threads), stream, yp, xp, scale, shift, rows, tokens, row_elems,
-                l.access.first_phase, x_row_stride, y_row_stride, l.inv_hidden, eps);
+            const auto launch = [&](auto read) {
+              return LaunchOverlapped(
+                  AdaptiveNormRegisterKernel<kNorm, T, W, V, decltype(vecs)::value,
+                                             decltype(group)::value, kSplit, decltype(read)::value>,
+                  grid, dim3(l.plan.threads), stream, yp, xp, scale, shift, rows, tokens,
+                  row_elems, l.access.first_phase, x_row_stride, y_row_stride, l.inv_hidden, eps);
+            };
+            if constexpr (kPerTokenRead != ModulationRead::kAtStore) {
+              if (per_token) return launch(std::integral_constant<ModulationRead, kPerTokenRead>{});
+            }
+            return launch(std::integral_constant<ModulationRead, ModulationRead::kAtStore>{});
           },
           [&] {
             return LaunchOverlapped(AdaptiveNormLoopKernel<kNorm, T, W, V, kSplit>, grid,

@@ -108,7 +108,7 @@ __device__ __forceinline__ void StoreModulated(T* y_row, const Vec<T, V> (&r)[kV
 // The modulation of the body vectors a thread holds, read as whole vectors
 // with x's (aligned launches only), before the row's reduction: its loads
 // then wait out the same latency as x's instead of starting after the
-// reduction (ADALN_HOLD_MODULATION, adaptive_norm.cu).
+// reduction (ADALN_EARLY_MODULATION 1, adaptive_norm.cu).
 template <typename W, int V, int kVecs>
 struct HeldModulation {
   Vec<W, V> scale[kVecs];
@@ -123,6 +123,20 @@ __device__ __forceinline__ void LoadHeldModulation(const W* scale_row, const W* 
     const int64_t offset = static_cast<int64_t>(idx) * V;  // aligned: no head
     m.scale[k] = *reinterpret_cast<const Vec<W, V>*>(scale_row + offset);
     m.shift[k] = *reinterpret_cast<const Vec<W, V>*>(shift_row + offset);
+  });
+}
+
+// Asks L2 for the modulation vectors this thread will read at the store,
+// without holding them (ADALN_EARLY_MODULATION 2, adaptive_norm.cu): the
+// store's reads then wait for L2, not DRAM. A split row's body is read a
+// scalar at a time; one prefetch still covers its vector's bytes.
+template <int V, int kVecs, typename W>
+__device__ __forceinline__ void PrefetchModulation(const W* scale_row, const W* shift_row,
+                                                   const RowSlot& s, const RowSpan& span) {
+  ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int, int idx) {
+    const int64_t offset = span.head + static_cast<int64_t>(idx) * V;
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(scale_row + offset));
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(shift_row + offset));
   });
 }
 

@@ -25,6 +25,7 @@
 //   other shapes (results/h200-2026-12-01-peers, docs/rmsnorm.md).
 
 #include "common/launch.cuh"
+#include "common/held_row.cuh"
 #include "common/overlap.cuh"
 #include "common/rms_norm_kernel.cuh"
 #include "common/rms_row.cuh"
@@ -38,6 +39,120 @@ using namespace kernels_common;
 static_assert(kMaxHeadDim <= kMaxRegisterRowVecs,
               "head_dim must fit a register path of the row plan");
 
+// An experiment (kbuild --define HEAD_RMSNORM_ROWS=2 or 4, default 1): on
+// aligned rows of one vector a lane, a group of lanes normalizes that many
+// rows, loading all of them before its first reduction (the bytes in flight
+// a thread times that many, fewer waves of blocks) and its weight vector
+// once for all.
+#ifndef HEAD_RMSNORM_ROWS
+#define HEAD_RMSNORM_ROWS 1
+#endif
+static_assert(HEAD_RMSNORM_ROWS == 1 || HEAD_RMSNORM_ROWS == 2 || HEAD_RMSNORM_ROWS == 4,
+              "HEAD_RMSNORM_ROWS must be 1, 2 or 4 (rows a group of lanes normalizes)");
+constexpr int kRowsPerGroup = HEAD_RMSNORM_ROWS;
+
+// An experiment (kbuild --define HEAD_RMSNORM_SHORT_ROW_VECS=2, default 1):
+// PlanRows' short_row_vecs, half the lanes per row with two vectors each.
+#ifndef HEAD_RMSNORM_SHORT_ROW_VECS
+#define HEAD_RMSNORM_SHORT_ROW_VECS 1
+#endif
+static_assert(HEAD_RMSNORM_SHORT_ROW_VECS == 1 || HEAD_RMSNORM_SHORT_ROW_VECS == 2,
+              "HEAD_RMSNORM_SHORT_ROW_VECS must be 1 or 2 (vectors a lane holds)");
+constexpr int kShortRowVecs = HEAD_RMSNORM_SHORT_ROW_VECS;
+
+namespace {
+
+// Aligned rows of at most kGroup vectors (one a lane): group g normalizes
+// rows g * kRows ... g * kRows + kRows - 1. Launch with the row plan of
+// CeilDiv(rows, kRows) rows.
+template <typename T, typename W, int V, int kGroup, int kRows>
+__global__ void __launch_bounds__(kMaxBlockThreads)
+    HeadRmsNormRowsKernel(T* __restrict__ y, const T* __restrict__ x, const W* __restrict__ w,
+                          int64_t rows, int vectors, int64_t x_stride, int64_t y_stride,
+                          float inv_hidden, float eps) {
+  const RowSlot g = CurrentRowSlot<kGroup>((rows + kRows - 1) / kRows);
+  const bool lane_works = g.valid && g.first < vectors;
+  WaitForPreviousKernel();  // common/overlap.cuh: before any memory access
+  AllowNextKernelLaunch();
+  Vec<T, V> r[kRows] = {};  // zero-init: rows past the end add nothing
+#pragma unroll
+  for (int j = 0; j < kRows; ++j) {
+    const int64_t row = g.row * kRows + j;
+    if (lane_works && row < rows) {
+      r[j] = reinterpret_cast<const Vec<T, V>*>(x + row * x_stride)[g.first];
+    }
+  }
+  float scale[kRows];
+#pragma unroll
+  for (int j = 0; j < kRows; ++j) {
+    float sum = 0.f;
+#pragma unroll
+    for (int i = 0; i < V; ++i) sum += r[j].Get(i) * r[j].Get(i);
+    scale[j] = sum;
+  }
+  KeepPacked(r);  // held_row.cuh: no floats of x kept across the sums
+#pragma unroll
+  for (int j = 0; j < kRows; ++j) scale[j] = RmsScale(GroupSum<kGroup>(scale[j]), inv_hidden, eps);
+  if (!lane_works) return;
+  float wf[V];
+  LoadWeights<W, V>(w, static_cast<int64_t>(g.first) * V, wf);
+#pragma unroll
+  for (int j = 0; j < kRows; ++j) {
+    const int64_t row = g.row * kRows + j;
+    if (row < rows) {
+      Vec<T, V> out;
+#pragma unroll
+      for (int i = 0; i < V; ++i) out.Set(i, r[j].Get(i) * scale[j] * wf[i]);
+      reinterpret_cast<Vec<T, V>*>(y + row * y_stride)[g.first] = out;
+    }
+  }
+}
+
+// Launches HeadRmsNormRowsKernel when the plan of CeilDiv(rows, kRows) rows
+// gives aligned rows one vector a lane; returns false (nothing launched)
+// otherwise.
+bool LaunchRowsKernel(void* y, const void* x, const void* weight, DType x_dtype,
+                      DType weight_dtype, int64_t rows, int64_t head_dim, int64_t x_row_stride,
+                      int64_t y_row_stride, float eps, cudaStream_t stream, cudaError_t* status) {
+  if constexpr (kRowsPerGroup == 1) {
+    return false;
+  } else {
+    const int elem = DTypeSize(x_dtype);
+    RowLaunch l;
+    if (PlanRowLaunch(CeilDiv(rows, int64_t{kRowsPerGroup}), head_dim, elem,
+                      {VectorAccess{x, x_row_stride, elem}, VectorAccess{y, y_row_stride, elem}},
+                      VectorAccess{weight, 0, DTypeSize(weight_dtype)}, &l) != cudaSuccess ||
+        l.access.split || ShapeOf(l.plan.path).vecs != 1 ||
+        ShapeOf(l.plan.path).group == kWholeBlock) {
+      return false;
+    }
+    *status = DispatchRowOp(x_dtype, weight_dtype, l.access, [&](auto xt, auto wt, auto vc, auto) {
+      using T = typename decltype(xt)::type;
+      using W = typename decltype(wt)::type;
+      constexpr int V = decltype(vc)::value;
+      return LaunchForPath(
+          l.plan.path,
+          [&](auto vecs, auto group) {
+            constexpr int kGroup = decltype(group)::value;
+            if constexpr (decltype(vecs)::value != 1 || kGroup == kWholeBlock) {
+              return cudaErrorInvalidValue;  // excluded above
+            } else {
+              return LaunchOverlapped(
+                  HeadRmsNormRowsKernel<T, W, V, kGroup, kRowsPerGroup>,
+                  dim3(static_cast<unsigned>(l.plan.blocks)), dim3(l.plan.threads), stream,
+                  static_cast<T*>(y), static_cast<const T*>(x), static_cast<const W*>(weight),
+                  rows, static_cast<int>(l.access.vectors), x_row_stride, y_row_stride,
+                  l.inv_hidden, eps);
+            }
+          },
+          [] { return cudaErrorInvalidValue; });
+    });
+    return true;
+  }
+}
+
+}  // namespace
+
 cudaError_t LaunchHeadRmsNorm(void* y, const void* x, const void* weight,
                               DType x_dtype, DType weight_dtype, int64_t rows,
                               int64_t head_dim, int64_t x_row_stride,
@@ -48,13 +163,19 @@ cudaError_t LaunchHeadRmsNorm(void* y, const void* x, const void* weight,
     return cudaErrorInvalidValue;
   }
   if (weight == nullptr) weight_dtype = x_dtype;
+  cudaError_t rows_status = cudaSuccess;
+  if (LaunchRowsKernel(y, x, weight, x_dtype, weight_dtype, rows, head_dim, x_row_stride,
+                       y_row_stride, eps, stream, &rows_status)) {
+    return rows_status;
+  }
   const int elem = DTypeSize(x_dtype);
   const VectorAccess x_access{x, x_row_stride, elem};
   const VectorAccess y_access{y, y_row_stride, elem};
   const VectorAccess w_access{weight, 0, DTypeSize(weight_dtype)};
   RowLaunch l;
   const cudaError_t planned =
-      PlanRowLaunch(rows, head_dim, elem, {x_access, y_access}, w_access, &l);
+      PlanRowLaunch(rows, head_dim, elem, {x_access, y_access}, w_access, &l,
+                    kDefaultRowVecs, kMaxGroupWarps, kShortRowVecs);
   if (planned != cudaSuccess) return planned;
 
   return DispatchRowOp(
@@ -63,7 +184,7 @@ cudaError_t LaunchHeadRmsNorm(void* y, const void* x, const void* weight,
         using T = typename decltype(xt)::type;
         using W = typename decltype(wt)::type;
         constexpr int V = decltype(vc)::value;
-        return LaunchForPath(
+        return LaunchForPath<kDefaultRowVecs, kShortRowVecs>(
             l.plan.path,
             [&](auto vecs, auto group) {
               return LaunchOverlapped(
