@@ -51,23 +51,26 @@ namespace {
 // most; with 8 ptxas spilled the fp16 block kernel of 8-byte vectors.
 constexpr int kAdaNormVecs = 4;
 
-// When per-token modulation rows are read (ADALN_EARLY_MODULATION, an
-// experiment: kbuild --define ADALN_EARLY_MODULATION=1 or 2, default 0).
-// Per-token rows come from DRAM as x's do, so read at the store their
-// latency follows the row's reduction. 1: the register kernel on aligned
-// rows loads them into registers with x's (up to 2 vectors a thread: 4 took
-// 59 -> 83 registers, and a spill in fp16); 2: each thread asks L2 for the
-// vectors it will read (prefetch.global.L2, no registers), then reads them
-// at the store. Per-sample rows stay read at the store either way: they are
-// cache hits after a sample's first row (holding them measured 2-7% slower,
-// H200, 2026-12-03, results/h200-2026-12-03/run-1915, where holding
-// per-token rows was 1-3% faster in bf16).
+// When per-token modulation rows are read (kbuild --define
+// ADALN_EARLY_MODULATION=0 or 1; default 0). Per-token rows come from DRAM
+// as x's do, so read at the store their latency follows the row's
+// reduction; 1 has the register kernel on aligned rows load them into
+// registers with x's on per-token launches (up to 2 vectors a thread: 4
+// took 59 -> 83 registers, and a spill in fp16). Per-sample rows stay read
+// at the store: they are cache hits after a sample's first row (holding
+// them measured 2-7% slower, H200, results/h200-2026-12-03/run-1915).
+// H200, 2026-12-03, one run (results/h200-2026-12-03/run-2223), per-token
+// RMSNorm, 0 -> 1: bf16 2-4% faster (2x6144x2048 50.13 -> 48.77 us, 2x2688
+// 24.38 -> 23.44), fp16 within +-1%. Default 0 until this build's tests run
+// on the H200 (the held kernel's passed with every launch holding, run-1915).
+// Asking L2 for the rows instead (prefetch.global.L2 per vector, no
+// registers) was 3-5% slower than 0 in the same run, and was removed.
 #ifndef ADALN_EARLY_MODULATION
 #define ADALN_EARLY_MODULATION 0
 #endif
-static_assert(ADALN_EARLY_MODULATION >= 0 && ADALN_EARLY_MODULATION <= 2,
-              "ADALN_EARLY_MODULATION must be 0 (at the store), 1 (held) or 2 (L2 prefetch)");
-enum class ModulationRead { kAtStore = 0, kHeld = 1, kPrefetched = 2 };
+static_assert(ADALN_EARLY_MODULATION == 0 || ADALN_EARLY_MODULATION == 1,
+              "ADALN_EARLY_MODULATION must be 0 (read at the store) or 1 (held, per token)");
+enum class ModulationRead { kAtStore = 0, kHeld = 1 };
 constexpr auto kPerTokenRead = static_cast<ModulationRead>(ADALN_EARLY_MODULATION);
 
 template <NormKind kNorm, typename T, typename W, int V, int kVecs, int kGroup, bool kSplit,
@@ -94,9 +97,6 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   if constexpr (kHold) {
     LoadHeldModulation<W, V>(RowOf<W>(scale, s.row, tokens), RowOf<W>(shift, s.row, tokens), s,
                              span, held);
-  } else if constexpr (kRead == ModulationRead::kPrefetched) {
-    PrefetchModulation<V, kVecs>(RowOf<W>(scale, s.row, tokens), RowOf<W>(shift, s.row, tokens),
-                                 s, span);
   }
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, s.first, s.step, edges);

@@ -126,20 +126,6 @@ __device__ __forceinline__ void LoadHeldModulation(const W* scale_row, const W* 
   });
 }
 
-// Asks L2 for the modulation vectors this thread will read at the store,
-// without holding them (ADALN_EARLY_MODULATION 2, adaptive_norm.cu): the
-// store's reads then wait for L2, not DRAM. A split row's body is read a
-// scalar at a time; one prefetch still covers its vector's bytes.
-template <int V, int kVecs, typename W>
-__device__ __forceinline__ void PrefetchModulation(const W* scale_row, const W* shift_row,
-                                                   const RowSlot& s, const RowSpan& span) {
-  ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int, int idx) {
-    const int64_t offset = span.head + static_cast<int64_t>(idx) * V;
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(scale_row + offset));
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(shift_row + offset));
-  });
-}
-
 // StoreModulated with the modulation already held.
 template <typename T, typename W, int V, int kVecs>
 __device__ __forceinline__ void StoreHeldModulated(T* y_row, const Vec<T, V> (&r)[kVecs],

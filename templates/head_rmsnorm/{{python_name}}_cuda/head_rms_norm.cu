@@ -8,21 +8,24 @@
 // measures it; `kbuild bench` reports each case as a % of it).
 //
 // Launch shape: the row plan of every norm op (PlanRows,
-// common/row_plan.h), so rms_norm gives the same mapping on the same rows: a
-// group of G lanes per row, one 16-byte vector per lane when aligned:
-// head_dim 64 / 128 / 256 in bf16 -> G = 8 / 16 / 32 (fp32: 16 / 32 / 32
-// with 2 vectors). Groups never span warps, the sum is a G-lane butterfly
-// (no shared memory, no barrier), and a 256-thread block holds 256 / G rows
-// (fewer warps per block when rows are few, so every SM works). Odd
-// head_dims are split into a scalar head and tail around 16-byte vectors
-// (common/row_span.h), as in rms_norm; views that start off a boundary
-// where the output does not take narrower vectors: up to 128 per row a warp
-// per row, beyond that a block per row. Launched overlapped
-// (common/overlap.cuh), as rms_norm.
+// common/row_plan.h), as rms_norm maps the same rows: a group of G lanes,
+// one 16-byte vector per lane when aligned: head_dim 64 / 128 / 256 in bf16
+// -> G = 8 / 16 / 32 (fp32: 16 / 32 / 32 with 2 vectors). Groups never span
+// warps, the sum is a G-lane butterfly (no shared memory, no barrier), and
+// a 256-thread block holds 256 / G groups (fewer warps per block when rows
+// are few, so every SM works). With a weight and aligned rows of one vector
+// a lane, a group normalizes HEAD_RMSNORM_ROWS (2) rows: both rows' loads
+// in flight before the first reduction, the weight read once, half the
+// blocks (HeadRmsNormRowsKernel, 32 registers in bf16). Otherwise a group
+// per row (RmsNormRegisterKernel): odd head_dims split into a scalar head
+// and tail around 16-byte vectors (common/row_span.h), as in rms_norm;
+// views that start off a boundary where the output does not take narrower
+// vectors: up to 128 per row a warp per row, beyond that a block per row.
+// Launched overlapped (common/overlap.cuh), as rms_norm.
 //
-// measured (H200, 2026-12-01, torch 2.11.0+cu130, CUDA 13.0, kbuild bench): bf16
-//   [27030*24, 128] 85.3 us (92.5% of copy), 0.98x QuACK; 0.87-0.97x the best peer on the
-//   other shapes (results/h200-2026-12-01-peers, docs/rmsnorm.md).
+// measured (H200, 2026-12-03, torch 2.11.0+cu130, CUDA 13.0, kbuild bench): bf16
+//   [27030*24, 128] 81.4 us (97.6% of copy); 1.02x torch.compile, 1.00x Liger geomean over
+//   5 shapes (0.97-1.20x, 0.99-1.02x) (results/h200-2026-12-03/run-2223).
 
 #include "common/launch.cuh"
 #include "common/held_row.cuh"
@@ -39,20 +42,25 @@ using namespace kernels_common;
 static_assert(kMaxHeadDim <= kMaxRegisterRowVecs,
               "head_dim must fit a register path of the row plan");
 
-// An experiment (kbuild --define HEAD_RMSNORM_ROWS=2 or 4, default 1): on
-// aligned rows of one vector a lane, a group of lanes normalizes that many
-// rows, loading all of them before its first reduction (the bytes in flight
-// a thread times that many, fewer waves of blocks) and its weight vector
-// once for all.
+// Rows a group of lanes normalizes on aligned rows of one vector a lane
+// (kbuild --define HEAD_RMSNORM_ROWS=1, 2 or 4; default 2). H200,
+// 2026-12-03, one run (results/h200-2026-12-03/run-2223), bf16, 1 / 2 / 4:
+// 4096x8x128 8.70 / 8.16 / 8.26 us, 4096x32x128 19.42 / 19.04 / 19.34,
+// 27030x24x128 81.82 / 81.41 / 81.09; torch.compile geomean 0.99x / 1.02x /
+// 1.02x. 4 holds 56 registers (4 blocks of 256 a SM) for no further gain.
 #ifndef HEAD_RMSNORM_ROWS
-#define HEAD_RMSNORM_ROWS 1
+#define HEAD_RMSNORM_ROWS 2
 #endif
 static_assert(HEAD_RMSNORM_ROWS == 1 || HEAD_RMSNORM_ROWS == 2 || HEAD_RMSNORM_ROWS == 4,
               "HEAD_RMSNORM_ROWS must be 1, 2 or 4 (rows a group of lanes normalizes)");
 constexpr int kRowsPerGroup = HEAD_RMSNORM_ROWS;
 
-// An experiment (kbuild --define HEAD_RMSNORM_SHORT_ROW_VECS=2, default 1):
-// PlanRows' short_row_vecs, half the lanes per row with two vectors each.
+// PlanRows' short_row_vecs for the row-per-group kernel (kbuild --define
+// HEAD_RMSNORM_SHORT_ROW_VECS=1 or 2; default 1): 2 gives half the lanes
+// two vectors each. Same run, with HEAD_RMSNORM_ROWS=1: 4096x8x128 7.95 us,
+// torch.compile geomean 1.03x, level with 2 rows a group; its tests have
+// not run in this template (rms_norm's, on the same kernels, passed:
+// results/h200-2026-12-03/run-0404), so the tested 2 rows stay the default.
 #ifndef HEAD_RMSNORM_SHORT_ROW_VECS
 #define HEAD_RMSNORM_SHORT_ROW_VECS 1
 #endif
