@@ -16,15 +16,16 @@ OUT="${OUT:-$ROOT/gpu-out}"
 WAIT="${WAIT:-560}"
 mkdir -p "$STATE" "$OUT"
 
-# kbuild's build needs TOML++, which the GPU machine lacks: without the carried headers every step
-# after it fails at once, and the machine's start-up is spent for nothing.
-if [[ ! -f "$ROOT/.deps/include/toml++/toml.h" && ! -f /usr/include/toml++/toml.h ]]; then
-  echo "no TOML++ headers: run 'mkdir -p .deps/include && cp -r /usr/include/toml++ .deps/include/'" \
-    "here and pass carry [\".deps\"] to the device call" >&2
-  exit 2
-fi
-
 if [[ -f "$STATE/collected" || ! -f "$STATE/started" ]]; then
+  # kbuild's build needs TOML++, which the GPU machine lacks (gpu-run.sh falls back to a carried
+  # .deps/bin/kbuild): with neither, every step after the build fails at once. Checked only before
+  # a new run, so a re-poll of a running one always collects its logs.
+  if [[ ! -f "$ROOT/.deps/include/toml++/toml.h" && ! -f /usr/include/toml++/toml.h &&
+        ! -x "$ROOT/.deps/bin/kbuild" ]]; then
+    echo "no TOML++ headers: run 'mkdir -p .deps/include && cp -r /usr/include/toml++" \
+      ".deps/include/' here and pass carry [\".deps\"] to the device call" >&2
+    exit 2
+  fi
   rm -f "$STATE"/{started,exit,collected}
   date -u > "$STATE/started"
   # setsid: the run outlives this command; its output goes to a file, not to our pipe.
