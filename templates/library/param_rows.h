@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <initializer_list>
 
+#include "fast_divmod.h"
 #include "row_span.h"  // RowAccess, VectorAccess, PickVectorWidth
 
 namespace kernels_common {
@@ -36,6 +37,25 @@ KERNELS_COMMON_HOST_DEVICE inline const W* RowOf(const ParamRows& p, int64_t row
   const int64_t sample = row / tokens;
   const int64_t token = row - sample * tokens;
   return static_cast<const W*>(p.ptr) + sample * p.sample_stride + token * p.token_stride;
+}
+
+// The same for a launch whose rows stay below 2^31, with the division by
+// `tokens` a multiply-high (TokensDivisor): the int64 `/` above runs a
+// division routine before the parameter row's first load.
+template <typename W>
+KERNELS_COMMON_HOST_DEVICE inline const W* RowOf(const ParamRows& p, uint32_t row,
+                                                 const FastDivmod& tokens) {
+  uint32_t sample = 0;
+  const uint32_t token = tokens.DivMod(row, &sample);
+  return static_cast<const W*>(p.ptr) + static_cast<int64_t>(sample) * p.sample_stride +
+         static_cast<int64_t>(token) * p.token_stride;
+}
+
+// RowOf's divisor for `tokens` rows per sample (>= 1) when rows < 2^31: more
+// tokens than that put every row in sample 0, as 2^31 does.
+inline FastDivmod TokensDivisor(int64_t tokens) {
+  constexpr int64_t kRowLimit = int64_t{1} << 31;
+  return FastDivmod(static_cast<uint32_t>(tokens < kRowLimit ? tokens : kRowLimit));
 }
 
 // A parameter's rows as the vector accesses PickVectorWidth checks: its

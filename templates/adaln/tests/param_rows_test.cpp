@@ -36,6 +36,22 @@ TEST(ParamRows, RowOfPicksTheSampleOrTokenRow) {
   EXPECT_EQ(RowOf<uint16_t>(broadcast, 14, 5), base);
 }
 
+// The gated residual's form (row < 2^31, tokens a FastDivmod) picks the rows the int64 form does,
+// up to the last row and with more tokens than rows.
+TEST(ParamRows, RowOfWithTokensDivisorMatchesTheDivision) {
+  const auto* base = static_cast<const uint16_t*>(At(kBase));
+  const ParamRows per_token{base, 7 * 6 * 2048, 6 * 2048};
+  for (const int64_t tokens : {int64_t{1}, int64_t{5}, int64_t{2688}, int64_t{6144},
+                               (int64_t{1} << 31) - 1, int64_t{1} << 31, int64_t{1} << 40}) {
+    const kernels_common::FastDivmod divisor = kernels_common::TokensDivisor(tokens);
+    for (const uint32_t row : {0u, 1u, 4u, 5u, 2687u, 2688u, 6143u, 6144u, 0x7ffffffeu,
+                               0x7fffffffu}) {
+      EXPECT_EQ(RowOf<uint16_t>(per_token, row, divisor), RowOf<uint16_t>(per_token, row, tokens))
+          << "row " << row << ", tokens " << tokens;
+    }
+  }
+}
+
 // bf16 x and y aligned, hidden 2048: 8-element vectors.
 RowAccess AlignedRows() {
   return ChooseRowAccess(

@@ -52,7 +52,7 @@ namespace {
 constexpr int kAdaNormVecs = 4;
 
 // When per-token modulation rows are read (kbuild --define
-// ADALN_EARLY_MODULATION=0 or 1; default 0). Per-token rows come from DRAM
+// ADALN_EARLY_MODULATION=0 or 1; default 1). Per-token rows come from DRAM
 // as x's do, so read at the store their latency follows the row's
 // reduction; 1 has the register kernel on aligned rows load them into
 // registers with x's on per-token launches (up to 2 vectors a thread: 4
@@ -61,12 +61,12 @@ constexpr int kAdaNormVecs = 4;
 // them measured 2-7% slower, H200, results/h200-2026-12-03/run-1915).
 // H200, 2026-12-03, one run (results/h200-2026-12-03/run-2223), per-token
 // RMSNorm, 0 -> 1: bf16 2-4% faster (2x6144x2048 50.13 -> 48.77 us, 2x2688
-// 24.38 -> 23.44), fp16 within +-1%. Default 0 until this build's tests run
-// on the H200 (the held kernel's passed with every launch holding, run-1915).
+// 24.38 -> 23.44), fp16 within +-1%; as the default all tests pass
+// (results/h200-2026-12-04/run-0223).
 // Asking L2 for the rows instead (prefetch.global.L2 per vector, no
 // registers) was 3-5% slower than 0 in the same run, and was removed.
 #ifndef ADALN_EARLY_MODULATION
-#define ADALN_EARLY_MODULATION 0
+#define ADALN_EARLY_MODULATION 1
 #endif
 static_assert(ADALN_EARLY_MODULATION == 0 || ADALN_EARLY_MODULATION == 1,
               "ADALN_EARLY_MODULATION must be 0 (read at the store) or 1 (held, per token)");

@@ -19,9 +19,11 @@
 // the edge elements go to the row's first block. Launched overlapped
 // (common/overlap.cuh).
 //
-// measured (H200, 2026-12-03, kbuild bench, bf16): 2x6144x2048 36.4 us, 98% of
-// copy; 0.97-1.06x torch.compile (results/h200-2026-12-03/run-1125).
+// measured (H200, 2026-12-04, kbuild bench, bf16): 2x6144x2048 36.2 us, 98.5% of
+// copy; 0.98-1.00x torch.compile, the 1x2688x2048 misses at the launch's
+// ramp (results/h200-2026-12-04/run-0223).
 
+#include "common/fast_divmod.h"
 #include "common/launch.cuh"
 #include "common/overlap.cuh"
 #include "common/param_rows.h"
@@ -48,11 +50,12 @@ __device__ __forceinline__ Vec<T, V> GatedSum(const Vec<T, V>& x, const Vec<T, V
 template <typename T, typename W, int V, bool kSplit>
 __global__ void __launch_bounds__(kGatedThreads)
     GatedResidualKernel(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ y,
-                        ParamRows gate, int64_t tokens, int hidden, int first_phase,
+                        ParamRows gate, FastDivmod tokens, int hidden, int first_phase,
                         int64_t x_stride, int64_t y_stride, int64_t out_stride,
-                        int blocks_per_row) {
-  const int64_t row = blockIdx.x / blocks_per_row;
-  const int part = static_cast<int>(blockIdx.x - row * blocks_per_row);
+                        FastDivmod blocks_per_row) {
+  // Multiply-highs, not divisions, before the first load (rows < 2^31: the launch's check).
+  uint32_t row = 0;
+  const int part = static_cast<int>(blocks_per_row.DivMod(blockIdx.x, &row));
   const T* x_row = x + row * x_stride;
   const T* y_row = y + row * y_stride;
   T* out_row = out + row * out_stride;
@@ -98,6 +101,7 @@ cudaError_t LaunchGatedResidual(void* out, const void* x, const void* y, ParamRo
   const int threads = static_cast<int>(
       RoundUpToWarp(access.vectors < kGatedThreads ? access.vectors : kGatedThreads));
   const int64_t blocks_per_row = CeilDiv(access.vectors, threads);
+  // Also keeps every row below 2^31, which the kernel's FastDivmod splits rely on.
   if (rows * blocks_per_row > 0x7fffffff) return cudaErrorInvalidConfiguration;
   const dim3 grid(static_cast<unsigned>(rows * blocks_per_row));
   const int row_elems = static_cast<int>(hidden);
@@ -109,9 +113,9 @@ cudaError_t LaunchGatedResidual(void* out, const void* x, const void* y, ParamRo
     constexpr bool kSplit = decltype(split)::value;
     return LaunchOverlapped(GatedResidualKernel<T, W, V, kSplit>, grid, dim3(threads), stream,
                             static_cast<T*>(out), static_cast<const T*>(x),
-                            static_cast<const T*>(y), gate, tokens, row_elems, access.first_phase,
-                            x_row_stride, y_row_stride, out_row_stride,
-                            static_cast<int>(blocks_per_row));
+                            static_cast<const T*>(y), gate, TokensDivisor(tokens), row_elems,
+                            access.first_phase, x_row_stride, y_row_stride, out_row_stride,
+                            FastDivmod(static_cast<uint32_t>(blocks_per_row)));
   });
 }
 

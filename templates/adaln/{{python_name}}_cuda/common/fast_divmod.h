@@ -1,0 +1,1 @@
+../../../library/fast_divmod.h
