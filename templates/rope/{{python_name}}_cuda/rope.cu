@@ -23,7 +23,7 @@
 // is a head index serving q head h and k head h with one angle; a thread
 // takes one slot, or ROPE_SLOTS_PER_THREAD (rope_tuning.h: 4) in turn (one
 // angle computation for all, unless the angles differ per head) once a slot
-// per thread would exceed ROPE_GROUP_ABOVE_WAVES (4) waves of the GPU.
+// per thread would exceed ROPE_GROUP_ABOVE_WAVES (1) waves of the GPU.
 // Launched overlapped (common/overlap.cuh); the float64 frequency table of a
 // block is built in shared memory before the wait for the previous kernel.
 //
