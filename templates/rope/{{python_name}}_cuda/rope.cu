@@ -31,9 +31,9 @@
 // a head is d / 2 / V neighbouring lanes, 16-byte vectors only, its sum of
 // squares a shuffle butterfly; the same bytes as rope plus the two weights.
 //
-// measured (H200, 2026-12-03; results/h200-2026-12-03/run-1915): tables
-// 1x32768x32x8x128 bf16 171.1 us, 95% of copy, 0.99x torch.compile, 1.00x
-// Liger; 1x2048 14.4 us, 0.93x Liger; positions 1x32768 169.3 us, 94%.
+// measured (H200, 2026-12-04; results/h200-2026-12-04/run-0601): tables
+// 1x32768x32x8x128 bf16 170.9 us, 96% of copy, 0.99x torch.compile, 1.00x
+// Liger; 1x2048 13.8 us, 0.97x Liger; positions 1x32768 169.3 us, 94%.
 // LTX-Video's per-head tables 2x16x16x24x32x64 bf16: 94.4 us, 0.98x
 // torch.compile (108.1 us without ROPE_INTERLEAVED_HALVES, run-1354).
 
