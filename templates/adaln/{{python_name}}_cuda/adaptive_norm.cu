@@ -64,7 +64,9 @@ constexpr int kAdaNormVecs = 4;
 // 24.38 -> 23.44), fp16 within +-1%; as the default all tests pass
 // (results/h200-2026-12-04/run-0223).
 // Asking L2 for the rows instead (prefetch.global.L2 per vector, no
-// registers) was 3-5% slower than 0 in the same run, and was removed.
+// registers) was 3-5% slower than 0 in the same run, and was removed; held
+// rows one vector a thread (32 registers, not 55) measured the same
+// (results/h200-2026-12-04/run-0544).
 #ifndef ADALN_EARLY_MODULATION
 #define ADALN_EARLY_MODULATION 1
 #endif
@@ -72,18 +74,6 @@ static_assert(ADALN_EARLY_MODULATION == 0 || ADALN_EARLY_MODULATION == 1,
               "ADALN_EARLY_MODULATION must be 0 (read at the store) or 1 (held, per token)");
 enum class ModulationRead { kAtStore = 0, kHeld = 1 };
 constexpr auto kPerTokenRead = static_cast<ModulationRead>(ADALN_EARLY_MODULATION);
-
-// Held rows cost three vectors of registers for each of x's: at 2 a thread
-// (LTX-Video's 2048 bf16 past 1056 rows) 55 registers, 56% occupancy, where
-// inductor's two-pass kernel ran 27 registers at 100% and 8% faster (ncu,
-// results/h200-2026-12-04/run-0223). ADALN_HELD_ONE_VECTOR=1 (kbuild
-// --define; default 0) gives a held row's block one vector a thread at any
-// row count (32 registers). A tune knob until measured.
-#ifndef ADALN_HELD_ONE_VECTOR
-#define ADALN_HELD_ONE_VECTOR 0
-#endif
-static_assert(ADALN_HELD_ONE_VECTOR == 0 || ADALN_HELD_ONE_VECTOR == 1,
-              "ADALN_HELD_ONE_VECTOR must be 0 or 1");
 
 template <NormKind kNorm, typename T, typename W, int V, int kVecs, int kGroup, bool kSplit,
           ModulationRead kRead>
@@ -195,11 +185,6 @@ cudaError_t LaunchAdaptiveNorm(void* y, const void* x, ParamRows scale, ParamRow
   l.access = fitted;
   const int row_elems = static_cast<int>(hidden);  // <= 2^30: checked above
   const bool per_token = tokens > 1 && (scale.token_stride != 0 || shift.token_stride != 0);
-  const bool held = per_token && kPerTokenRead == ModulationRead::kHeld && !l.access.split;
-  if (ADALN_HELD_ONE_VECTOR && held && l.plan.path == RowPath::kBlock2 &&
-      l.access.vectors <= kMaxBlockThreads) {
-    l.plan = {RowPath::kBlock1, RoundUpToWarp(l.access.vectors), rows};
-  }
 
   return DispatchNorm(norm, [&](auto norm_tag) {
     constexpr NormKind kNorm = decltype(norm_tag)::value;

@@ -13,8 +13,7 @@
 // own (per token: every row; per sample: once per sample).
 //
 // Launch shape: a block covers up to 256 vectors of one row (one 16-byte
-// vector of x, y and out per thread; ceil(vectors / 256) blocks per row;
-// GATED_RESIDUAL_THREADS below):
+// vector of x, y and out per thread; ceil(vectors / 256) blocks per row):
 // LTX-Video's hidden 2048 bf16 is one 256-thread block per row. Rows that
 // start off a 16-byte boundary split as in the norms (common/row_span.h);
 // the edge elements go to the row's first block. Launched overlapped
@@ -37,17 +36,8 @@ namespace {
 
 using namespace kernels_common;
 
-// Vectors one block covers (kbuild --define GATED_RESIDUAL_THREADS=128, 256
-// or 512; default 256). Inductor's pointwise kernel takes 128-thread blocks of
-// one vector a thread: the same SM active cycles as ours under ncu, fewer
-// elapsed (results/h200-2026-12-04/run-0223). A tune knob until measured.
-#ifndef GATED_RESIDUAL_THREADS
-#define GATED_RESIDUAL_THREADS 256
-#endif
-static_assert(GATED_RESIDUAL_THREADS == 128 || GATED_RESIDUAL_THREADS == 256 ||
-                  GATED_RESIDUAL_THREADS == 512,
-              "GATED_RESIDUAL_THREADS must be 128, 256 or 512");
-constexpr int kGatedThreads = GATED_RESIDUAL_THREADS;
+// Vectors one block covers; inductor's 128 measured the same (results/h200-2026-12-04/run-0544).
+constexpr int kGatedThreads = 256;
 
 template <typename T, typename W, int V>
 __device__ __forceinline__ Vec<T, V> GatedSum(const Vec<T, V>& x, const Vec<T, V>& y,
