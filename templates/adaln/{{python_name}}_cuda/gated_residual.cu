@@ -20,8 +20,8 @@
 // (common/overlap.cuh).
 //
 // measured (H200, 2026-12-04, kbuild bench, bf16): 2x6144x2048 36.2 us, 98.5% of
-// copy; 0.98-1.00x torch.compile, the 1x2688x2048 misses at the launch's
-// ramp (results/h200-2026-12-04/run-0223).
+// copy; 0.98-1.00x torch.compile, the lowest at 1x2688x2048
+// (results/h200-2026-12-04/run-0223).
 
 #include "common/fast_divmod.h"
 #include "common/launch.cuh"
