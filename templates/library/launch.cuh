@@ -1,13 +1,13 @@
 // Host-side launch helpers of the library, for any op over rows: the cached
-// device attributes, dtype dispatch (DispatchDtype: one tensor dtype;
-// DispatchInputParam: an input dtype plus a per-column parameter such as a
-// norm's weight, of that dtype or float32), vector-width dispatch, the row
-// access (row_span.h: whole vectors, a split row or narrower vectors) and row
-// plan (row_plan.h) of a launch, and the path dispatch that turns a plan into
-// template arguments. Contract: every dispatch calls f once with the matching
-// compile-time types and returns f's cudaError_t, or cudaErrorInvalidValue
-// for an unsupported value (bindings check dtypes first, with readable
-// messages).
+// device attributes and a kernel's resident blocks per SM, dtype dispatch
+// (DispatchDtype: one tensor dtype; DispatchInputParam: an input dtype plus a
+// per-column parameter such as a norm's weight, of that dtype or float32),
+// vector-width dispatch, the row access (row_span.h: whole vectors, a split
+// row or narrower vectors) and row plan (row_plan.h) of a launch, and the
+// path dispatch that turns a plan into template arguments. Contract: every
+// dispatch calls f once with the matching compile-time types and returns f's
+// cudaError_t, or cudaErrorInvalidValue for an unsupported value (bindings
+// check dtypes first, with readable messages).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -25,26 +25,48 @@
 
 namespace kernels_common {
 
+constexpr int kMaxCachedDevices = 64;  // devices past it are read every time
+
+// Reads an int of the current device once: read(device, &value) is called
+// until it succeeds with a value > 0, which is then kept in cache (one slot
+// per device, zero-initialized); fallback otherwise.
+template <typename Read>
+int CachedPerDevice(std::atomic<int> (&cache)[kMaxCachedDevices], int fallback, Read read) {
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return fallback;
+  if (device >= kMaxCachedDevices) {
+    int value = 0;
+    return read(device, &value) == cudaSuccess && value > 0 ? value : fallback;
+  }
+  int value = cache[device].load(std::memory_order_relaxed);
+  if (value == 0) {
+    if (read(device, &value) != cudaSuccess || value <= 0) return fallback;
+    cache[device].store(value, std::memory_order_relaxed);
+  }
+  return value;
+}
+
 // cudaGetDeviceProperties costs microseconds; launches for 1-128 tokens take
 // about as long, so each attribute is read once per device. `fallback` is
 // returned when the query fails.
 template <cudaDeviceAttr kAttribute>
 int CachedDeviceAttribute(int fallback) {
-  constexpr int kMaxDevices = 64;
-  static std::atomic<int> cache[kMaxDevices] = {};  // 0: not read yet
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device >= kMaxDevices) {
-    return fallback;
-  }
-  int value = cache[device].load(std::memory_order_relaxed);
-  if (value == 0) {
-    if (cudaDeviceGetAttribute(&value, kAttribute, device) != cudaSuccess ||
-        value <= 0) {
-      return fallback;
-    }
-    cache[device].store(value, std::memory_order_relaxed);
-  }
-  return value;
+  static std::atomic<int> cache[kMaxCachedDevices] = {};
+  return CachedPerDevice(cache, fallback, [](int device, int* value) {
+    return cudaDeviceGetAttribute(value, kAttribute, device);
+  });
+}
+
+// Blocks of kKernel, kThreads threads each, that one SM holds at once (its
+// registers and shared memory decide), read once per device; 0 when the
+// query fails, so a caller that picks kKernel only for launches that fit the
+// GPU at once takes its other kernel.
+template <auto kKernel, int kThreads>
+int CachedResidentBlocksPerSm() {
+  static std::atomic<int> cache[kMaxCachedDevices] = {};
+  return CachedPerDevice(cache, 0, [](int, int* value) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(value, kKernel, kThreads, 0);
+  });
 }
 
 inline int CachedSmCount() {

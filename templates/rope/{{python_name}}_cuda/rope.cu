@@ -23,7 +23,9 @@
 // is a head index serving q head h and k head h with one angle; a thread
 // takes one slot, or ROPE_SLOTS_PER_THREAD (rope_tuning.h: 4) in turn (one
 // angle computation for all, unless the angles differ per head) once a slot
-// per thread would exceed ROPE_GROUP_ABOVE_WAVES (1) waves of the GPU.
+// per thread would exceed ROPE_GROUP_ABOVE_WAVES (1) waves of the GPU. A
+// launch whose blocks are all resident at once (decode) loads a slot's q and
+// k before storing either (ROPE_QK_LOADS_FIRST, 3).
 // Launched overlapped (common/overlap.cuh); the float64 frequency table of a
 // block is built in shared memory before the wait for the previous kernel.
 //
@@ -31,14 +33,14 @@
 // a head is d / 2 / V neighbouring lanes, 16-byte vectors only, its sum of
 // squares a shuffle butterfly; the same bytes as rope plus the two weights.
 //
-// measured (H200, 2026-12-04; results/h200-2026-12-04/run-0601): tables
-// 1x32768x32x8x128 bf16 170.9 us, 96% of copy, 0.99x torch.compile, 1.00x
-// Liger; 1x2048 13.8 us, 0.97x Liger; positions 1x32768 169.3 us, 94%.
-// LTX-Video's per-head tables 2x16x16x24x32x64 bf16: 94.4 us, 0.98x
-// torch.compile (108.1 us without ROPE_INTERLEAVED_HALVES, run-1354).
+// measured (H200, 2026-12-04; results/h200-2026-12-04/run-1032): tables
+// 1x32768x32x8x128 bf16 170.3 us, 96% of copy, 1.00x Liger; 1x2048 13.6
+// us, 0.97x Liger; decode 64x1 5.44 us, 0.96x Liger. LTX-Video's per-head
+// tables 2x16x16x24x32x64 bf16: 94.9 us, 0.98x torch.compile.
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "common/launch.cuh"
 #include "common/overlap.cuh"
@@ -112,26 +114,37 @@ HeadRows<T> RowsOf(const RopeHeads& h) {
 
 // Launches RopeKernel for the plan's width and the pairing. kHalfSplit:
 // whether the source supports half-split pairs (LTX-Video does not);
-// kLoadsFirst: RopeKernel's kQkLoadsFirst (rope_tuning.h).
-template <typename T, bool kHalfSplit = true, bool kLoadsFirst = rope_tuning::kLoadsFirstOtherwise,
-          typename Angles>
+// kLoadsFirst: when the kernel takes RopeKernel's kQkLoadsFirst (rope_tuning.h).
+// kWhenResident takes it only where every block is resident at once: there a
+// thread's one slot is the whole launch, and k's loads no longer wait behind
+// q's stores; at more blocks its registers cost occupancy the stores need.
+// Only 16-byte vectors get the second kernel, to bound the build.
+template <typename T, bool kHalfSplit = true,
+          rope_tuning::LoadsFirst kLoadsFirst = rope_tuning::kLoadsFirstOtherwise, typename Angles>
 cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q, const RopeHeads& k, bool interleaved,
                        const Angles& angles, cudaStream_t stream) {
+  using rope_tuning::LoadsFirst;
   return DispatchVectorWidth<T>(p.width, [&](auto vc) -> cudaError_t {
     constexpr int V = decltype(vc)::value;
-    const dim3 grid(static_cast<unsigned>(p.blocks));
-    const dim3 block(kRopeThreads);
-    constexpr int kMinBlocks = rope_tuning::kMinBlocks;
-    if (interleaved) {
-      constexpr bool kHalves = rope_tuning::kInterleavedHalves;
-      return LaunchOverlapped(
-          RopeKernel<T, V, true, Angles, kMinBlocks, kHalves, kLoadsFirst>, grid,
-          block, stream, RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
-    }
+    const auto launch = [&](auto pairing) -> cudaError_t {
+      constexpr bool kInterleaved = decltype(pairing)::value;
+      constexpr bool kHalves = kInterleaved && rope_tuning::kInterleavedHalves;
+      constexpr int kMinBlocks = rope_tuning::kMinBlocks;
+      constexpr auto kStoresBetween = RopeKernel<T, V, kInterleaved, Angles, kMinBlocks, kHalves,
+                                                 kLoadsFirst == LoadsFirst::kAlways>;
+      auto kernel = kStoresBetween;
+      if constexpr (kLoadsFirst == LoadsFirst::kWhenResident && V == 16 / sizeof(T)) {
+        constexpr auto kFirst = RopeKernel<T, V, kInterleaved, Angles, kMinBlocks, kHalves, true>;
+        const int64_t resident =
+            int64_t{CachedResidentBlocksPerSm<kFirst, kRopeThreads>()} * CachedSmCount();
+        if (p.blocks <= resident) kernel = kFirst;
+      }
+      return LaunchOverlapped(kernel, dim3(static_cast<unsigned>(p.blocks)), dim3(kRopeThreads),
+                              stream, RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
+    };
+    if (interleaved) return launch(std::true_type{});
     if constexpr (kHalfSplit) {
-      return LaunchOverlapped(
-          RopeKernel<T, V, false, Angles, kMinBlocks, false, kLoadsFirst>, grid, block,
-          stream, RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
+      return launch(std::false_type{});
     } else {
       return cudaErrorInvalidValue;  // this source is interleaved only
     }

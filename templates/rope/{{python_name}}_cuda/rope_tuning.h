@@ -19,14 +19,19 @@
 //                               vector pairs, every other vector a lane apart:
 //                               LTX-Video's tables 108 -> 96 us with 1, H200
 //                               2026-12-03)
-//   ROPE_QK_LOADS_FIRST      2  a thread loads its q and k vectors of a slot
+//   ROPE_QK_LOADS_FIRST      3  a thread loads its q and k vectors of a slot
 //                               before storing either (one DRAM round trip a
 //                               slot, not two): 1 always, 2 with per-head
-//                               tables only, 0 never (q loaded, rotated and
+//                               tables only, 3 with per-head tables and for
+//                               16-byte launches whose blocks the GPU holds
+//                               at once, 0 never (q loaded, rotated and
 //                               stored, then k). Registers 58 -> 92 with
-//                               bf16 tables; on the H200 (2026-12-03)
-//                               LTX-Video's per-head tables 1-3% faster,
-//                               Qwen3's shared ones up to 16% slower
+//                               bf16 tables; on the H200 LTX-Video's per-head
+//                               tables 1-3% faster (2026-12-03), decode
+//                               64x1 5.57 -> 5.44 us, 3 against 2
+//                               (2026-12-04, run-1032), Qwen3's
+//                               shared tables up to 16% slower at 2048+
+//                               tokens, hence 3
 //   ROPE_GROUP_ABOVE_WAVES   1  threads take ROPE_SLOTS_PER_THREAD slots in
 //                               turn once a slot per thread would exceed this
 //                               many waves of 2048 threads an SM (0: always).
@@ -50,7 +55,7 @@
 #define ROPE_INTERLEAVED_HALVES 1
 #endif
 #ifndef ROPE_QK_LOADS_FIRST
-#define ROPE_QK_LOADS_FIRST 2
+#define ROPE_QK_LOADS_FIRST 3
 #endif
 #ifndef ROPE_GROUP_ABOVE_WAVES
 #define ROPE_GROUP_ABOVE_WAVES 1
@@ -62,9 +67,14 @@ constexpr int kSlotsPerThread = ROPE_SLOTS_PER_THREAD;
 constexpr int kMinBlocks = ROPE_MIN_BLOCKS;
 constexpr int kQkNormMinBlocks = QK_NORM_ROPE_MIN_BLOCKS;
 constexpr bool kInterleavedHalves = ROPE_INTERLEAVED_HALVES != 0;
+// When a kernel loads q and k before storing either.
+enum class LoadsFirst { kNever, kAlways, kWhenResident };
 // Per-head tables (LTX-Video's), and every other source of angles.
-constexpr bool kLoadsFirstPerHeadTables = ROPE_QK_LOADS_FIRST != 0;
-constexpr bool kLoadsFirstOtherwise = ROPE_QK_LOADS_FIRST == 1;
+constexpr LoadsFirst kLoadsFirstPerHeadTables =
+    ROPE_QK_LOADS_FIRST == 0 ? LoadsFirst::kNever : LoadsFirst::kAlways;
+constexpr LoadsFirst kLoadsFirstOtherwise = ROPE_QK_LOADS_FIRST == 1   ? LoadsFirst::kAlways
+                                            : ROPE_QK_LOADS_FIRST == 3 ? LoadsFirst::kWhenResident
+                                                                       : LoadsFirst::kNever;
 constexpr int kGroupAboveWaves = ROPE_GROUP_ABOVE_WAVES;
 
 static_assert(kSlotsPerThread == 1 || kSlotsPerThread == 2 || kSlotsPerThread == 4 ||
@@ -77,8 +87,9 @@ static_assert(kQkNormMinBlocks == 0 || (kQkNormMinBlocks >= 2 && kQkNormMinBlock
               "QK_NORM_ROPE_MIN_BLOCKS must be 0 (no promise) or 2-8");
 static_assert(ROPE_INTERLEAVED_HALVES == 0 || ROPE_INTERLEAVED_HALVES == 1,
               "ROPE_INTERLEAVED_HALVES must be 0 or 1");
-static_assert(ROPE_QK_LOADS_FIRST >= 0 && ROPE_QK_LOADS_FIRST <= 2,
-              "ROPE_QK_LOADS_FIRST must be 0 (never), 1 (always) or 2 (per-head tables)");
+static_assert(ROPE_QK_LOADS_FIRST >= 0 && ROPE_QK_LOADS_FIRST <= 3,
+              "ROPE_QK_LOADS_FIRST must be 0 (never), 1 (always), 2 (per-head tables) or 3 "
+              "(per-head tables and launches the GPU holds at once)");
 static_assert(kGroupAboveWaves >= 0 && kGroupAboveWaves <= 64,
               "ROPE_GROUP_ABOVE_WAVES must be 0-64 waves");
 
