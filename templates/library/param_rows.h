@@ -51,6 +51,16 @@ KERNELS_COMMON_HOST_DEVICE inline const W* RowOf(const ParamRows& p, uint32_t ro
          static_cast<int64_t>(token) * p.token_stride;
 }
 
+// Either form by the row, for launches whose rows may pass 2^31: the
+// multiply-high below (tokens_divisor: TokensDivisor(tokens)), the int64
+// division above.
+template <typename W>
+KERNELS_COMMON_HOST_DEVICE inline const W* RowOf(const ParamRows& p, int64_t row,
+                                                 const FastDivmod& tokens_divisor, int64_t tokens) {
+  return row < (int64_t{1} << 31) ? RowOf<W>(p, static_cast<uint32_t>(row), tokens_divisor)
+                                  : RowOf<W>(p, row, tokens);
+}
+
 // RowOf's divisor for `tokens` rows per sample (>= 1) when rows < 2^31: more
 // tokens than that put every row in sample 0, as 2^31 does.
 inline FastDivmod TokensDivisor(int64_t tokens) {

@@ -52,6 +52,22 @@ TEST(ParamRows, RowOfWithTokensDivisorMatchesTheDivision) {
   }
 }
 
+// The adaptive norm's form takes any row: the same rows on both sides of 2^31.
+TEST(ParamRows, RowOfAnyRowMatchesTheDivision) {
+  const auto* base = static_cast<const uint16_t*>(At(kBase));
+  const ParamRows per_token{base, 3 * 2048, 2048};
+  for (const int64_t tokens : {int64_t{1}, int64_t{3}, int64_t{6144}, int64_t{1} << 31,
+                               (int64_t{1} << 31) + 3, int64_t{1} << 40}) {
+    const kernels_common::FastDivmod divisor = kernels_common::TokensDivisor(tokens);
+    for (const int64_t row : {int64_t{0}, int64_t{6145}, int64_t{0x7fffffff}, int64_t{1} << 31,
+                              (int64_t{1} << 31) + 2, (int64_t{1} << 37) + 5}) {
+      EXPECT_EQ(RowOf<uint16_t>(per_token, row, divisor, tokens),
+                RowOf<uint16_t>(per_token, row, tokens))
+          << "row " << row << ", tokens " << tokens;
+    }
+  }
+}
+
 // bf16 x and y aligned, hidden 2048: 8-element vectors.
 RowAccess AlignedRows() {
   return ChooseRowAccess(

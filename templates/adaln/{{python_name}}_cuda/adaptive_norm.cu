@@ -79,7 +79,8 @@ template <NormKind kNorm, typename T, typename W, int V, int kVecs, int kGroup, 
           ModulationRead kRead>
 __global__ void __launch_bounds__(kMaxBlockThreads)
     AdaptiveNormRegisterKernel(T* __restrict__ y, const T* __restrict__ x, ParamRows scale,
-                               ParamRows shift, int64_t rows, int64_t tokens, int hidden,
+                               ParamRows shift, int64_t rows, FastDivmod tokens_divisor,
+                               int64_t tokens, int hidden,
                                int first_phase, int64_t x_stride, int64_t y_stride,
                                float inv_hidden, float eps) {
   constexpr int kEdgeSlots = kEdgeSlotsPerThread<V, kGroup, kSplit>;
@@ -97,8 +98,8 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   constexpr bool kHold = kRead == ModulationRead::kHeld && !kSplit && kVecs <= 2;
   HeldModulation<W, V, kVecs> held = {};
   if constexpr (kHold) {
-    LoadHeldModulation<W, V>(RowOf<W>(scale, s.row, tokens), RowOf<W>(shift, s.row, tokens), s,
-                             span, held);
+    LoadHeldModulation<W, V>(RowOf<W>(scale, s.row, tokens_divisor, tokens),
+                             RowOf<W>(shift, s.row, tokens_divisor, tokens), s, span, held);
   }
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, s.first, s.step, edges);
@@ -109,8 +110,10 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   if constexpr (kHold) {
     StoreHeldModulated(y_row, r, held, st, s, span);  // aligned: no edge elements
   } else {
-    const W* scale_row = RowOf<W>(scale, s.row, tokens);
-    const W* shift_row = RowOf<W>(shift, s.row, tokens);
+    // The row's division by tokens a multiply-high: read after the reduction, these rows wait
+    // on it (int64 `/`: per-sample 2-6% slower, H200 2026-12-04, run-1032).
+    const W* scale_row = RowOf<W>(scale, s.row, tokens_divisor, tokens);
+    const W* shift_row = RowOf<W>(shift, s.row, tokens_divisor, tokens);
     StoreModulated<kSplit>(y_row, r, st, scale_row, shift_row, s, span);
     StoreModulatedEdges<V>(y_row, edges, st, scale_row, shift_row, span, s.first, s.step);
   }
@@ -122,7 +125,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
 template <NormKind kNorm, typename T, typename W, int V, bool kSplit>
 __global__ void __launch_bounds__(kLoopBlockThreads)
     AdaptiveNormLoopKernel(T* __restrict__ y, const T* __restrict__ x, ParamRows scale,
-                           ParamRows shift, int64_t tokens, int hidden, int first_phase,
+                           ParamRows shift, FastDivmod tokens, int hidden, int first_phase,
                            int64_t x_stride, int64_t y_stride, float inv_hidden, float eps) {
   constexpr int kEdgeSlots = kEdgeSlotsPerThread<V, kWholeBlock, kSplit>;
   __shared__ float sum_scratch[kWarpSize];
@@ -139,8 +142,9 @@ __global__ void __launch_bounds__(kLoopBlockThreads)
   LoadEdges<V>(x_row, span, lane, lanes, edges);
   const RowStats st = NormLoopStats<kNorm, V, kSplit>(x_row, span, edges, lane, lanes, inv_hidden,
                                                       eps, sum_scratch, welford_scratch);
-  const W* scale_row = RowOf<W>(scale, row, tokens);
-  const W* shift_row = RowOf<W>(shift, row, tokens);
+  // A block per row: row < 2^31, so the multiply-high form.
+  const W* scale_row = RowOf<W>(scale, static_cast<uint32_t>(row), tokens);
+  const W* shift_row = RowOf<W>(shift, static_cast<uint32_t>(row), tokens);
   ForEachLoopVector<V, kSplit>(
       x_row, span, 0, span.body, lane, lanes, [&](int idx, const Vec<T, V>& v) {
         StoreModulatedVector<kSplit>(y_row, v, idx, st, scale_row, shift_row, span);
@@ -185,6 +189,7 @@ cudaError_t LaunchAdaptiveNorm(void* y, const void* x, ParamRows scale, ParamRow
   l.access = fitted;
   const int row_elems = static_cast<int>(hidden);  // <= 2^30: checked above
   const bool per_token = tokens > 1 && (scale.token_stride != 0 || shift.token_stride != 0);
+  const FastDivmod tokens_divisor = TokensDivisor(tokens);
 
   return DispatchNorm(norm, [&](auto norm_tag) {
     constexpr NormKind kNorm = decltype(norm_tag)::value;
@@ -203,8 +208,9 @@ cudaError_t LaunchAdaptiveNorm(void* y, const void* x, ParamRows scale, ParamRow
               return LaunchOverlapped(
                   AdaptiveNormRegisterKernel<kNorm, T, W, V, decltype(vecs)::value,
                                              decltype(group)::value, kSplit, decltype(read)::value>,
-                  grid, dim3(l.plan.threads), stream, yp, xp, scale, shift, rows, tokens,
-                  row_elems, l.access.first_phase, x_row_stride, y_row_stride, l.inv_hidden, eps);
+                  grid, dim3(l.plan.threads), stream, yp, xp, scale, shift, rows, tokens_divisor,
+                  tokens, row_elems, l.access.first_phase, x_row_stride, y_row_stride,
+                  l.inv_hidden, eps);
             };
             if constexpr (kPerTokenRead != ModulationRead::kAtStore) {
               if (per_token) return launch(std::integral_constant<ModulationRead, kPerTokenRead>{});
@@ -213,9 +219,9 @@ cudaError_t LaunchAdaptiveNorm(void* y, const void* x, ParamRows scale, ParamRow
           },
           [&] {
             return LaunchOverlapped(AdaptiveNormLoopKernel<kNorm, T, W, V, kSplit>, grid,
-                                    dim3(l.plan.threads), stream, yp, xp, scale, shift, tokens,
-                                    row_elems, l.access.first_phase, x_row_stride, y_row_stride,
-                                    l.inv_hidden, eps);
+                                    dim3(l.plan.threads), stream, yp, xp, scale, shift,
+                                    tokens_divisor, row_elems, l.access.first_phase,
+                                    x_row_stride, y_row_stride, l.inv_hidden, eps);
           });
     });
   });

@@ -44,7 +44,7 @@ def test_templates_link_library_headers_instead_of_copying_them(template):
 
 
 HOST_TESTS = (("rmsnorm", "row_plan_test.cpp"), ("rmsnorm", "row_span_test.cpp"),
-              ("rope", "fast_divmod_test.cpp"))
+              ("rope", "fast_divmod_test.cpp"), ("adaln", "param_rows_test.cpp"))
 
 
 @pytest.mark.parametrize("template,test_file", HOST_TESTS)
