@@ -66,7 +66,8 @@ constexpr int kAdaNormVecs = 4;
 // Asking L2 for the rows instead (prefetch.global.L2 per vector, no
 // registers) was 3-5% slower than 0 in the same run, and was removed; held
 // rows one vector a thread (32 registers, not 55) measured the same
-// (results/h200-2026-12-04/run-0544).
+// (results/h200-2026-12-04/run-0544), as did per-token rows a block of 256
+// threads of one vector at every row count, not 128 of two (run-1050).
 #ifndef ADALN_EARLY_MODULATION
 #define ADALN_EARLY_MODULATION 1
 #endif
