@@ -115,9 +115,9 @@ HeadRows<T> RowsOf(const RopeHeads& h) {
 // Launches RopeKernel for the plan's width and the pairing. kHalfSplit:
 // whether the source supports half-split pairs (LTX-Video does not);
 // kLoadsFirst: when the kernel takes RopeKernel's kQkLoadsFirst (rope_tuning.h).
-// kWhenResident takes it only where every block is resident at once: there a
-// thread's one slot is the whole launch, and k's loads no longer wait behind
-// q's stores; at more blocks its registers cost occupancy the stores need.
+// kWhenResident takes it only where every block is resident at once: there
+// its registers cost nothing and k's loads no longer wait behind q's stores;
+// at more blocks they cost the occupancy that hides the stores.
 // Only 16-byte vectors get the second kernel, to bound the build.
 template <typename T, bool kHalfSplit = true,
           rope_tuning::LoadsFirst kLoadsFirst = rope_tuning::kLoadsFirstOtherwise, typename Angles>
