@@ -34,7 +34,7 @@
 // squares a shuffle butterfly; the same bytes as rope plus the two weights.
 //
 // measured (H200, 2026-12-04; results/h200-2026-12-04/run-1032): tables
-// 1x32768x32x8x128 bf16 170.3 us, 96% of copy, 1.00x Liger; 1x2048 13.6
+// 1x32768x32x8x128 bf16 170.3 us, 95% of copy, 1.00x Liger; 1x2048 13.6
 // us, 0.97x Liger; decode 64x1 5.44 us, 0.96x Liger. LTX-Video's per-head
 // tables 2x16x16x24x32x64 bf16: 94.9 us, 0.98x torch.compile.
 
