@@ -4,8 +4,9 @@
 // -DNAME=VALUE. Invalid values stop the build here with the rule they break.
 //
 //   ROPE_SLOTS_PER_THREAD    4  head slots a thread rotates in turn once one
-//                               slot per thread would exceed 4 waves of the
-//                               GPU: 1, 2, 4 or 8 (one angle for all of them)
+//                               slot per thread would exceed
+//                               ROPE_GROUP_ABOVE_WAVES waves of the GPU: 1,
+//                               2, 4 or 8 (one angle for all of them)
 //   ROPE_MIN_BLOCKS          0  256-thread blocks per SM the rope kernel's
 //                               __launch_bounds__ promises: 0 none, 2-8 cap
 //                               registers (3: 80, 4: 64, 5: 48)
