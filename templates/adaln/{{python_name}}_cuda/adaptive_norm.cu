@@ -34,9 +34,9 @@
 // deviations): two barriers per row with a block per row; RMSNorm once.
 // Launched overlapped (common/overlap.cuh).
 //
-// measured (H200, 2026-12-02, kbuild bench, bf16): RMSNorm per-token 2x6144x2048
-// 50 us, 95% of copy; 1.04x torch.compile geomean over the adaln template's
-// cases (results/h200-2026-12-02/run-1249).
+// measured (H200, 2026-12-04, kbuild bench, bf16): RMSNorm per-token 2x6144x2048
+// 48.7 us, 98% of copy, 0.97x torch.compile; 1.08x torch.compile geomean over
+// the adaln template's 40 cases (results/h200-2026-12-04/run-1050).
 
 #include "adaptive_norm.h"
 #include "common/launch.cuh"
@@ -56,18 +56,9 @@ constexpr int kAdaNormVecs = 4;
 // as x's do, so read at the store their latency follows the row's
 // reduction; 1 has the register kernel on aligned rows load them into
 // registers with x's on per-token launches (up to 2 vectors a thread: 4
-// took 59 -> 83 registers, and a spill in fp16). Per-sample rows stay read
-// at the store: they are cache hits after a sample's first row (holding
-// them measured 2-7% slower, H200, results/h200-2026-12-03/run-1915).
-// H200, 2026-12-03, one run (results/h200-2026-12-03/run-2223), per-token
-// RMSNorm, 0 -> 1: bf16 2-4% faster (2x6144x2048 50.13 -> 48.77 us, 2x2688
-// 24.38 -> 23.44), fp16 within +-1%; as the default all tests pass
-// (results/h200-2026-12-04/run-0223).
-// Asking L2 for the rows instead (prefetch.global.L2 per vector, no
-// registers) was 3-5% slower than 0 in the same run, and was removed; held
-// rows one vector a thread (32 registers, not 55) measured the same
-// (results/h200-2026-12-04/run-0544), as did per-token rows a block of 256
-// threads of one vector at every row count, not 128 of two (run-1050).
+// spilled in fp16). Per-sample rows stay read at the store: they are cache
+// hits after a sample's first row. H200: 1 is 2-4% faster in bf16; the
+// alternatives measured and rejected are in docs/adaln.md.
 #ifndef ADALN_EARLY_MODULATION
 #define ADALN_EARLY_MODULATION 1
 #endif
@@ -112,7 +103,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
     StoreHeldModulated(y_row, r, held, st, s, span);  // aligned: no edge elements
   } else {
     // The row's division by tokens a multiply-high: read after the reduction, these rows wait
-    // on it (int64 `/`: per-sample 2-6% slower, H200 2026-12-04, run-1032).
+    // on it (int64 `/`: per-sample 2-6% slower on the H200, docs/adaln.md).
     const W* scale_row = RowOf<W>(scale, s.row, tokens_divisor, tokens);
     const W* shift_row = RowOf<W>(shift, s.row, tokens_divisor, tokens);
     StoreModulated<kSplit>(y_row, r, st, scale_row, shift_row, s, span);
