@@ -1,7 +1,8 @@
 // The compile-time constants of the rope kernels that `kbuild tune` searches
-// (the project's kbuild.toml [tune]; the README's "Tune it" lists the space),
-// one macro each, defaulting to the measured choice; kbuild tune passes
-// -DNAME=VALUE. Invalid values stop the build here with the rule they break.
+// (the project's kbuild.toml [tune]), one macro each, defaulting to the
+// measured choice; kbuild tune passes -DNAME=VALUE. Invalid values stop the
+// build here with the rule they break. What each value measured on the H200
+// is in the README's "Tune it" table.
 //
 //   ROPE_SLOTS_PER_THREAD    4  head slots a thread rotates in turn once one
 //                               slot per thread would exceed
@@ -17,30 +18,20 @@
 //                               a thread's two vectors from the head's two
 //                               halves, so each load instruction's lanes read
 //                               neighbouring 16-byte vectors (0: neighbouring
-//                               vector pairs, every other vector a lane apart:
-//                               LTX-Video's tables 108 -> 96 us with 1, H200
-//                               2026-12-03)
+//                               vector pairs, every other vector a lane apart)
 //   ROPE_QK_LOADS_FIRST      3  a thread loads its q and k vectors of a slot
 //                               before storing either (one DRAM round trip a
-//                               slot, not two): 1 always, 2 with per-head
+//                               slot, not two, at 92 registers instead of 58
+//                               with bf16 tables): 1 always, 2 with per-head
 //                               tables only, 3 with per-head tables and for
 //                               16-byte launches whose blocks the GPU holds
 //                               at once, 0 never (q loaded, rotated and
-//                               stored, then k). Registers 58 -> 92 with
-//                               bf16 tables; on the H200 LTX-Video's per-head
-//                               tables 1-3% faster (2026-12-03), decode
-//                               64x1 5.57 -> 5.44 us, 3 against 2
-//                               (2026-12-04, run-1032), Qwen3's
-//                               shared tables up to 16% slower at 2048+
-//                               tokens, hence 3
+//                               stored, then k)
 //   ROPE_GROUP_ABOVE_WAVES   1  threads take ROPE_SLOTS_PER_THREAD slots in
 //                               turn once a slot per thread would exceed this
 //                               many waves of 2048 threads an SM (0: always).
 //                               At 58 registers an SM holds half that, so 1
-//                               groups from 2 real waves on: H200 2026-12-04,
-//                               Qwen3 1x2048x32x8x128 bf16 14.67 -> 13.70 us
-//                               with grouping (0.93x -> 0.97x Liger); decode
-//                               64x1 6.03 -> 7.62 us, so not always (0)
+//                               groups from 2 real waves on
 #pragma once
 
 #ifndef ROPE_SLOTS_PER_THREAD
