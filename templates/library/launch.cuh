@@ -25,24 +25,21 @@
 
 namespace kernels_common {
 
-constexpr int kMaxCachedDevices = 64;  // devices past it are read every time
+constexpr int kMaxCachedDevices = 64;
 
 // Reads an int of the current device once: read(device, &value) is called
 // until it succeeds with a value > 0, which is then kept in cache (one slot
-// per device, zero-initialized); fallback otherwise.
+// per device, zero-initialized; devices past the last slot are read every
+// time); fallback otherwise.
 template <typename Read>
 int CachedPerDevice(std::atomic<int> (&cache)[kMaxCachedDevices], int fallback, Read read) {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) return fallback;
-  if (device >= kMaxCachedDevices) {
-    int value = 0;
-    return read(device, &value) == cudaSuccess && value > 0 ? value : fallback;
-  }
-  int value = cache[device].load(std::memory_order_relaxed);
-  if (value == 0) {
-    if (read(device, &value) != cudaSuccess || value <= 0) return fallback;
-    cache[device].store(value, std::memory_order_relaxed);
-  }
+  const bool cached = device < kMaxCachedDevices;
+  int value = cached ? cache[device].load(std::memory_order_relaxed) : 0;
+  if (value > 0) return value;
+  if (read(device, &value) != cudaSuccess || value <= 0) return fallback;
+  if (cached) cache[device].store(value, std::memory_order_relaxed);
   return value;
 }
 
