@@ -41,19 +41,22 @@ inline bool DeviceOverlapsLaunches() {
   return CachedDeviceAttribute<cudaDevAttrComputeCapabilityMajor>(0) >= 9;
 }
 
-// kernel<<<grid, block, 0, stream>>>(args...), with programmatic stream
-// serialization where the device has it. Returns the launch status. Works
-// under CUDA-graph capture (the dependency becomes a programmatic edge).
+// kernel<<<grid, block, dynamic_smem_bytes, stream>>>(args...), with
+// programmatic stream serialization where the device has it. Returns the
+// launch status. Works under CUDA-graph capture (the dependency becomes a
+// programmatic edge). Above 48 KB of dynamic shared memory the caller sets
+// the kernel's cudaFuncAttributeMaxDynamicSharedMemorySize first.
 template <typename... KernelArgs, typename... Args>
-cudaError_t LaunchOverlapped(void (*kernel)(KernelArgs...), dim3 grid,
-                             dim3 block, cudaStream_t stream, Args&&... args) {
+cudaError_t LaunchOverlappedWithSmem(void (*kernel)(KernelArgs...), dim3 grid, dim3 block,
+                                     size_t dynamic_smem_bytes, cudaStream_t stream,
+                                     Args&&... args) {
   cudaLaunchAttribute overlap[1];
   overlap[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   overlap[0].val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config = {};
   config.gridDim = grid;
   config.blockDim = block;
-  config.dynamicSmemBytes = 0;
+  config.dynamicSmemBytes = dynamic_smem_bytes;
   config.stream = stream;
   config.attrs = overlap;
   config.numAttrs = DeviceOverlapsLaunches() ? 1 : 0;
@@ -63,6 +66,13 @@ cudaError_t LaunchOverlapped(void (*kernel)(KernelArgs...), dim3 grid,
   // runtime's last-error slot, so no later, unrelated launch check sees it.
   const cudaError_t last = cudaGetLastError();
   return launched != cudaSuccess ? launched : last;
+}
+
+// The same without dynamic shared memory.
+template <typename... KernelArgs, typename... Args>
+cudaError_t LaunchOverlapped(void (*kernel)(KernelArgs...), dim3 grid,
+                             dim3 block, cudaStream_t stream, Args&&... args) {
+  return LaunchOverlappedWithSmem(kernel, grid, block, 0, stream, std::forward<Args>(args)...);
 }
 
 }  // namespace kernels_common

@@ -21,8 +21,9 @@
 // own (per token: every row; per sample: once per sample, then L1/L2 hits).
 //
 // Launch shape: the row plan of the norm ops (PlanRows, common/row_plan.h)
-// with a budget of 4 vectors per thread (only x stays in registers; the
-// modulation is read at the store): 4-32 lanes per row up to 32 vectors, a
+// with a budget of 4 vectors per thread (x's; per-token modulation rows of
+// aligned rows are copied to shared memory with x's loads, per-sample ones
+// read at the store): 4-32 lanes per row up to 32 vectors, a
 // warp per row up to 128, a block per row with 1, 2 or 4 vectors per thread
 // up to 2048 vectors (16384 bf16), then two passes (x re-read from L2;
 // LayerNorm's statistics by Welford merges). LTX-Video's hidden 2048 bf16: a
@@ -35,8 +36,7 @@
 // Launched overlapped (common/overlap.cuh).
 //
 // measured (H200, 2026-12-04, kbuild bench, bf16): RMSNorm per-token 2x6144x2048
-// 48.7 us, 98% of copy, 0.97x torch.compile; 1.08x torch.compile geomean over
-// the adaln template's 40 cases (results/h200-2026-12-04/run-1050).
+// 48.8 us, 98% of copy, 0.97x torch.compile (results/h200-2026-12-04/run-1356).
 
 #include "adaptive_norm.h"
 #include "common/launch.cuh"
@@ -52,19 +52,23 @@ namespace {
 constexpr int kAdaNormVecs = 4;
 
 // When per-token modulation rows are read (kbuild --define
-// ADALN_EARLY_MODULATION=0 or 1; default 1). Per-token rows come from DRAM
-// as x's do, so read at the store their latency follows the row's
-// reduction; 1 has the register kernel on aligned rows load them into
-// registers with x's on per-token launches (up to 2 vectors a thread: 4
-// spilled in fp16). Per-sample rows stay read at the store: they are cache
-// hits after a sample's first row. H200: 1 is 2-4% faster in bf16; the
+// ADALN_EARLY_MODULATION=0, 1 or 2; default 2). Per-token rows come from
+// DRAM as x's do, so read at the store their latency follows the row's
+// reduction. 1 loads them into registers with x's on aligned per-token
+// launches (up to 2 vectors a thread: 4 spilled in fp16), but ptxas moves
+// those loads past the row's sum of squares, which waits for x. 2 copies
+// them into shared memory with cp.async beside x's loads instead (1 where
+// the copy would pass 48 KB a block or a vector is under 4 bytes). Per-sample
+// rows stay read at the store: they are cache hits after a sample's first
+// row. H200: 1 is 2-4% faster than 0 in bf16, 2 another 0-2%; the
 // alternatives measured and rejected are in docs/adaln.md.
 #ifndef ADALN_EARLY_MODULATION
-#define ADALN_EARLY_MODULATION 1
+#define ADALN_EARLY_MODULATION 2
 #endif
-static_assert(ADALN_EARLY_MODULATION == 0 || ADALN_EARLY_MODULATION == 1,
-              "ADALN_EARLY_MODULATION must be 0 (read at the store) or 1 (held, per token)");
-enum class ModulationRead { kAtStore = 0, kHeld = 1 };
+static_assert(ADALN_EARLY_MODULATION >= 0 && ADALN_EARLY_MODULATION <= 2,
+              "ADALN_EARLY_MODULATION must be 0 (read at the store), 1 (held, per token) or 2 "
+              "(staged in shared memory, per token)");
+enum class ModulationRead { kAtStore = 0, kHeld = 1, kStaged = 2 };
 constexpr auto kPerTokenRead = static_cast<ModulationRead>(ADALN_EARLY_MODULATION);
 
 template <NormKind kNorm, typename T, typename W, int V, int kVecs, int kGroup, bool kSplit,
@@ -85,11 +89,24 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   WaitForPreviousKernel();  // common/overlap.cuh: before any memory access
   AllowNextKernelLaunch();
 
+  static_assert(kRead == ModulationRead::kAtStore || (!kSplit && kVecs <= 2),
+                "held modulation rows: aligned launches, up to 2 vectors a thread");
+  static_assert(kRead != ModulationRead::kStaged || sizeof(Vec<W, V>) % 4 == 0,
+                "cp.async copies 4, 8 or 16 bytes");
   Vec<T, V> r[kVecs] = {};  // zero-init: lets ptxas keep all in registers
-  LoadHeldVectors<V, kSplit>(x_row, span, s.first, s.step, r);
-  constexpr bool kHold = kRead == ModulationRead::kHeld && !kSplit && kVecs <= 2;
   HeldModulation<W, V, kVecs> held = {};
-  if constexpr (kHold) {
+  extern __shared__ __align__(16) unsigned char staged[];  // kStaged: the rows' copies
+  if constexpr (kRead == ModulationRead::kStaged) {
+    // Issued before x's loads in the source: the copies wait on the row's division, x's loads
+    // on nothing, so ptxas puts x's loads first and unpacks x (waiting for it) after the copies.
+    if (s.valid) {
+      StageModulation<W, V, kVecs>(RowOf<W>(scale, s.row, tokens_divisor, tokens),
+                                   RowOf<W>(shift, s.row, tokens_divisor, tokens), s, span,
+                                   staged);
+    }
+  }
+  LoadHeldVectors<V, kSplit>(x_row, span, s.first, s.step, r);
+  if constexpr (kRead == ModulationRead::kHeld) {
     LoadHeldModulation<W, V>(RowOf<W>(scale, s.row, tokens_divisor, tokens),
                              RowOf<W>(shift, s.row, tokens_divisor, tokens), s, span, held);
   }
@@ -99,7 +116,10 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   const float pivot = kNorm == NormKind::kLayer ? RowPivot(x_row, s.valid, hidden) : 0.f;
   const RowStats st =
       NormRegisterStats<kNorm, kGroup, V>(r, edges, s, span, pivot, inv_hidden, eps, scratch);
-  if constexpr (kHold) {
+  if constexpr (kRead != ModulationRead::kAtStore) {
+    if constexpr (kRead == ModulationRead::kStaged) {
+      ReadStagedModulation<W, V, kVecs>(staged, s, span, held);
+    }
     StoreHeldModulated(y_row, r, held, st, s, span);  // aligned: no edge elements
   } else {
     // The row's division by tokens a multiply-high: read after the reduction, these rows wait
@@ -190,24 +210,38 @@ cudaError_t LaunchAdaptiveNorm(void* y, const void* x, ParamRows scale, ParamRow
       using W = typename decltype(wt)::type;
       constexpr int V = decltype(vc)::value;
       constexpr bool kSplit = decltype(split)::value;
+      // cp.async copies 4, 8 or 16 bytes: narrower modulation vectors are held in registers.
+      constexpr bool kStageable = sizeof(Vec<W, V>) % 4 == 0;
       auto* yp = static_cast<T*>(y);
       const auto* xp = static_cast<const T*>(x);
       const dim3 grid(static_cast<unsigned>(l.plan.blocks));
       return LaunchForPath<kAdaNormVecs>(
           l.plan.path,
           [&](auto vecs, auto group) {
-            const auto launch = [&](auto read) {
-              return LaunchOverlapped(
-                  AdaptiveNormRegisterKernel<kNorm, T, W, V, decltype(vecs)::value,
-                                             decltype(group)::value, kSplit, decltype(read)::value>,
-                  grid, dim3(l.plan.threads), stream, yp, xp, scale, shift, rows, tokens_divisor,
-                  tokens, row_elems, l.access.first_phase, x_row_stride, y_row_stride,
-                  l.inv_hidden, eps);
+            constexpr int kVecs = decltype(vecs)::value;
+            using Read = ModulationRead;
+            const auto launch = [&](auto read, size_t smem) {
+              return LaunchOverlappedWithSmem(
+                  AdaptiveNormRegisterKernel<kNorm, T, W, V, kVecs, decltype(group)::value,
+                                             kSplit, decltype(read)::value>,
+                  grid, dim3(l.plan.threads), smem, stream, yp, xp, scale, shift, rows,
+                  tokens_divisor, tokens, row_elems, l.access.first_phase, x_row_stride,
+                  y_row_stride, l.inv_hidden, eps);
             };
-            if constexpr (kPerTokenRead != ModulationRead::kAtStore) {
-              if (per_token) return launch(std::integral_constant<ModulationRead, kPerTokenRead>{});
+            // Per-token rows held or staged: aligned launches of up to 2 vectors a thread.
+            if constexpr (!kSplit && kVecs <= 2 && kPerTokenRead != Read::kAtStore) {
+              if (per_token) {
+                if constexpr (kPerTokenRead == Read::kStaged && kStageable) {
+                  // Past the default 48 KB of dynamic shared memory a block: held.
+                  const size_t staged = StagedModulationBytes<W, V>(kVecs, l.plan.threads);
+                  if (staged <= 48 * 1024) {
+                    return launch(std::integral_constant<Read, Read::kStaged>{}, staged);
+                  }
+                }
+                return launch(std::integral_constant<Read, Read::kHeld>{}, 0);
+              }
             }
-            return launch(std::integral_constant<ModulationRead, ModulationRead::kAtStore>{});
+            return launch(std::integral_constant<Read, Read::kAtStore>{}, 0);
           },
           [&] {
             return LaunchOverlapped(AdaptiveNormLoopKernel<kNorm, T, W, V, kSplit>, grid,

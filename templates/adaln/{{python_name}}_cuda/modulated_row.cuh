@@ -126,6 +126,62 @@ __device__ __forceinline__ void LoadHeldModulation(const W* scale_row, const W* 
   });
 }
 
+// The modulation of the body vectors a thread holds, copied into its own
+// slots of the block's dynamic shared memory by cp.async (aligned launches
+// only; ADALN_EARLY_MODULATION 2). Loads into registers issued beside x's
+// were moved by ptxas past the row's sum of squares, which waits for x: the
+// rows then arrived a DRAM round trip after x. A copy writes no register,
+// so it stays where it is issued. Slots: (scale or shift, k, thread), so
+// neighbouring threads fill neighbouring vectors.
+template <typename W, int V>
+__device__ __forceinline__ void CopyToShared(Vec<W, V>* slot, const W* source) {
+  constexpr int kChunk = sizeof(Vec<W, V>) < 16 ? sizeof(Vec<W, V>) : 16;
+  static_assert(kChunk == 4 || kChunk == 8 || kChunk == 16, "cp.async copies 4, 8 or 16 bytes");
+  const auto to = static_cast<uint32_t>(__cvta_generic_to_shared(slot));
+  const auto* from = reinterpret_cast<const char*>(source);
+#pragma unroll
+  for (int c = 0; c < static_cast<int>(sizeof(Vec<W, V>)) / kChunk; ++c) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(to + c * kChunk),
+                 "l"(from + c * kChunk), "n"(kChunk)
+                 : "memory");
+  }
+}
+
+template <typename W, int V, int kVecs>
+__device__ __forceinline__ Vec<W, V>* ModulationSlot(void* staged, int which, int k) {
+  return static_cast<Vec<W, V>*>(staged) + (which * kVecs + k) * blockDim.x + threadIdx.x;
+}
+
+template <typename W, int V, int kVecs>
+__device__ __forceinline__ void StageModulation(const W* scale_row, const W* shift_row,
+                                                const RowSlot& s, const RowSpan& span,
+                                                void* staged) {
+  ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
+    const int64_t offset = static_cast<int64_t>(idx) * V;  // aligned: no head
+    CopyToShared<W, V>(ModulationSlot<W, V, kVecs>(staged, 0, k), scale_row + offset);
+    CopyToShared<W, V>(ModulationSlot<W, V, kVecs>(staged, 1, k), shift_row + offset);
+  });
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+// Waits for this thread's copies (only it reads its slots: no barrier).
+template <typename W, int V, int kVecs>
+__device__ __forceinline__ void ReadStagedModulation(void* staged, const RowSlot& s,
+                                                     const RowSpan& span,
+                                                     HeldModulation<W, V, kVecs>& m) {
+  asm volatile("cp.async.wait_all;" ::: "memory");
+  ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int) {
+    m.scale[k] = *ModulationSlot<W, V, kVecs>(staged, 0, k);
+    m.shift[k] = *ModulationSlot<W, V, kVecs>(staged, 1, k);
+  });
+}
+
+// Dynamic shared memory StageModulation takes for a block.
+template <typename W, int V>
+constexpr size_t StagedModulationBytes(int vecs_per_thread, int threads) {
+  return size_t{2} * vecs_per_thread * threads * sizeof(Vec<W, V>);
+}
+
 // StoreModulated with the modulation already held.
 template <typename T, typename W, int V, int kVecs>
 __device__ __forceinline__ void StoreHeldModulated(T* y_row, const Vec<T, V> (&r)[kVecs],
