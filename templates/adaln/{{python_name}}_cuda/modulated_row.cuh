@@ -10,7 +10,10 @@
 // shared memory; LayerNorm's register path takes two reductions (mean, then
 // the squared deviations from it: no E[x^2] - E[x]^2 cancellation), hence
 // two scratch arrays. Modulation rows are read with LoadWeights: whole vectors
-// on aligned launches, a scalar at a time on split ones (row_span.cuh).
+// on aligned launches, a scalar at a time on split ones (row_span.cuh); or,
+// per token on aligned launches, held with x's (LoadHeldModulation) or staged
+// in the block's dynamic shared memory by cp.async (StageModulation, whose
+// launch passes StagedModulationBytes).
 #pragma once
 
 #include <cstdint>
