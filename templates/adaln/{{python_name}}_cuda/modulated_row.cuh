@@ -24,6 +24,7 @@
 #include "common/rms_row.cuh"
 #include "common/row_span.cuh"
 #include "common/row_stats.cuh"
+#include "common/staged_load.cuh"
 #include "common/vec.cuh"
 
 namespace {{python_name}}_cuda {
@@ -133,26 +134,11 @@ __device__ __forceinline__ void LoadHeldModulation(const W* scale_row, const W* 
 // slots of the block's dynamic shared memory by cp.async (aligned launches
 // only; ADALN_EARLY_MODULATION 2). Loads into registers issued beside x's
 // were moved by ptxas past the row's sum of squares, which waits for x: the
-// rows then arrived a DRAM round trip after x. A copy writes no register,
-// so it stays where it is issued. Slots: (scale or shift, k, thread), so
-// neighbouring threads fill neighbouring vectors.
-template <typename W, int V>
-__device__ __forceinline__ void CopyToShared(Vec<W, V>* slot, const W* source) {
-  constexpr int kChunk = sizeof(Vec<W, V>) < 16 ? sizeof(Vec<W, V>) : 16;
-  static_assert(kChunk == 4 || kChunk == 8 || kChunk == 16, "cp.async copies 4, 8 or 16 bytes");
-  const auto to = static_cast<uint32_t>(__cvta_generic_to_shared(slot));
-  const auto* from = reinterpret_cast<const char*>(source);
-#pragma unroll
-  for (int c = 0; c < static_cast<int>(sizeof(Vec<W, V>)) / kChunk; ++c) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(to + c * kChunk),
-                 "l"(from + c * kChunk), "n"(kChunk)
-                 : "memory");
-  }
-}
-
+// rows then arrived a DRAM round trip after x (common/staged_load.cuh).
+// Slots: (scale or shift, k), each a vector per thread.
 template <typename W, int V, int kVecs>
 __device__ __forceinline__ Vec<W, V>* ModulationSlot(void* staged, int which, int k) {
-  return static_cast<Vec<W, V>*>(staged) + (which * kVecs + k) * blockDim.x + threadIdx.x;
+  return StageSlot<W, V>(staged, which * kVecs + k);
 }
 
 template <typename W, int V, int kVecs>
@@ -164,7 +150,7 @@ __device__ __forceinline__ void StageModulation(const W* scale_row, const W* shi
     CopyToShared<W, V>(ModulationSlot<W, V, kVecs>(staged, 0, k), scale_row + offset);
     CopyToShared<W, V>(ModulationSlot<W, V, kVecs>(staged, 1, k), shift_row + offset);
   });
-  asm volatile("cp.async.commit_group;" ::: "memory");
+  CommitCopies();
 }
 
 // Waits for this thread's copies (only it reads its slots: no barrier).
@@ -172,7 +158,7 @@ template <typename W, int V, int kVecs>
 __device__ __forceinline__ void ReadStagedModulation(void* staged, const RowSlot& s,
                                                      const RowSpan& span,
                                                      HeldModulation<W, V, kVecs>& m) {
-  asm volatile("cp.async.wait_all;" ::: "memory");
+  WaitForCopies();
   ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int) {
     m.scale[k] = *ModulationSlot<W, V, kVecs>(staged, 0, k);
     m.shift[k] = *ModulationSlot<W, V, kVecs>(staged, 1, k);
