@@ -15,23 +15,25 @@
 // a 256-thread block holds 256 / G groups (fewer warps per block when rows
 // are few, so every SM works). With a weight and aligned rows of one vector
 // a lane, a group normalizes HEAD_RMSNORM_ROWS (2) rows: both rows' loads
-// in flight before the first reduction, the weight read once, half the
-// blocks (HeadRmsNormRowsKernel, 32 registers in bf16). Otherwise a group
-// per row (RmsNormRegisterKernel): odd head_dims split into a scalar head
+// in flight before the first reduction, the weight read once (copied into
+// shared memory by cp.async before x's loads, HEAD_RMSNORM_STAGED_WEIGHT),
+// half the blocks (HeadRmsNormRowsKernel, 32 registers in bf16). Otherwise
+// a group per row (RmsNormRegisterKernel): odd head_dims split into a scalar head
 // and tail around 16-byte vectors (common/row_span.h), as in rms_norm;
 // views that start off a boundary where the output does not take narrower
 // vectors: up to 128 per row a warp per row, beyond that a block per row.
 // Launched overlapped (common/overlap.cuh), as rms_norm.
 //
-// measured (H200, 2026-12-03, torch 2.11.0+cu130, CUDA 13.0, kbuild bench): bf16
-//   [27030*24, 128] 81.4 us (97.6% of copy); 1.02x torch.compile, 1.00x Liger geomean over
-//   5 shapes (0.97-1.20x, 0.99-1.02x) (results/h200-2026-12-03/run-2223).
+// measured (H200, 2026-12-04, torch 2.11.0+cu130, CUDA 13.0, kbuild bench): bf16
+//   [27030*24, 128] 80.7 us (97.9% of copy); 1.00x torch.compile, 1.01x Liger geomean over
+//   5 shapes (0.97-1.04x, 0.99-1.04x) (results/h200-2026-12-04/run-1608).
 
 #include "common/launch.cuh"
 #include "common/held_row.cuh"
 #include "common/overlap.cuh"
 #include "common/rms_norm_kernel.cuh"
 #include "common/rms_row.cuh"
+#include "common/staged_load.cuh"
 #include "head_rms_norm.h"
 
 namespace {{python_name}}_cuda {
@@ -65,6 +67,20 @@ static_assert(HEAD_RMSNORM_SHORT_ROW_VECS == 1 || HEAD_RMSNORM_SHORT_ROW_VECS ==
               "HEAD_RMSNORM_SHORT_ROW_VECS must be 1 or 2 (vectors a lane holds)");
 constexpr int kShortRowVecs = HEAD_RMSNORM_SHORT_ROW_VECS;
 
+// Where HeadRmsNormRowsKernel reads the weight (kbuild --define
+// HEAD_RMSNORM_STAGED_WEIGHT=0 or 1; default 1). 0: at the store, into
+// registers, one L1 / L2 round trip after the reduction. 1: copied into
+// shared memory by cp.async before x's loads (common/staged_load.cuh; 16
+// bytes a thread), read back at the store: its latency hides behind x's.
+#ifndef HEAD_RMSNORM_STAGED_WEIGHT
+#define HEAD_RMSNORM_STAGED_WEIGHT 1
+#endif
+static_assert(HEAD_RMSNORM_STAGED_WEIGHT == 0 || HEAD_RMSNORM_STAGED_WEIGHT == 1,
+              "HEAD_RMSNORM_STAGED_WEIGHT must be 0 or 1 (weight at the store or staged)");
+// cp.async copies whole 4-byte pieces: narrower vectors keep registers.
+template <typename W, int V>
+constexpr bool kStagesWeight = HEAD_RMSNORM_STAGED_WEIGHT == 1 && sizeof(Vec<W, V>) % 4 == 0;
+
 namespace {
 
 // Aligned rows of at most kGroup vectors (one a lane), with a weight: group
@@ -79,6 +95,11 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   const bool lane_works = g.valid && g.first < vectors;
   WaitForPreviousKernel();  // common/overlap.cuh: before any memory access
   AllowNextKernelLaunch();
+  extern __shared__ __align__(16) unsigned char staged_weight[];  // a vector a thread
+  if constexpr (kStagesWeight<W, V>) {
+    if (lane_works) CopyToShared<W, V>(StageSlot<W, V>(staged_weight, 0), w + g.first * V);
+    CommitCopies();
+  }
   Vec<T, V> r[kRows] = {};  // zero-init: rows past the end add nothing
 #pragma unroll
   for (int j = 0; j < kRows; ++j) {
@@ -101,7 +122,13 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   if (!lane_works) return;
   // The weight packed, converted at each use: with 8 floats of it live, a
   // bf16 kernel of 2 rows took 39 registers, not 32 (ptxas, CUDA 13.0).
-  Vec<W, V> wv[1] = {reinterpret_cast<const Vec<W, V>*>(w)[g.first]};
+  Vec<W, V> wv[1];
+  if constexpr (kStagesWeight<W, V>) {
+    WaitForCopies();  // only this thread reads its slot: no barrier
+    wv[0] = *StageSlot<W, V>(staged_weight, 0);
+  } else {
+    wv[0] = reinterpret_cast<const Vec<W, V>*>(w)[g.first];
+  }
   KeepPacked(wv);
 #pragma unroll
   for (int j = 0; j < kRows; ++j) {
@@ -145,9 +172,11 @@ bool LaunchRowsKernel(void* y, const void* x, const void* weight, DType x_dtype,
             if constexpr (decltype(vecs)::value != 1 || kGroup == kWholeBlock) {
               return cudaErrorInvalidValue;  // excluded above
             } else {
-              return LaunchOverlapped(
+              const size_t staged = kStagesWeight<W, V> ? l.plan.threads * sizeof(Vec<W, V>) : 0;
+              return LaunchOverlappedWithSmem(
                   HeadRmsNormRowsKernel<T, W, V, kGroup, kRowsPerGroup>,
-                  dim3(static_cast<unsigned>(l.plan.blocks)), dim3(l.plan.threads), stream,
+                  dim3(static_cast<unsigned>(l.plan.blocks)), dim3(l.plan.threads), staged,
+                  stream,
                   static_cast<T*>(y), static_cast<const T*>(x), static_cast<const W*>(weight),
                   rows, static_cast<int>(l.access.vectors), x_row_stride, y_row_stride,
                   l.inv_hidden, eps);
