@@ -23,9 +23,12 @@
 // is a head index serving q head h and k head h with one angle; a thread
 // takes one slot, or ROPE_SLOTS_PER_THREAD (rope_tuning.h: 4) in turn (one
 // angle computation for all, unless the angles differ per head) once a slot
-// per thread would exceed ROPE_GROUP_ABOVE_WAVES (1) waves of the GPU. A
-// launch whose blocks are all resident at once (decode) loads a slot's q and
-// k before storing either (ROPE_QK_LOADS_FIRST, 3).
+// per thread would exceed ROPE_GROUP_ABOVE_WAVES (1) waves of the GPU; with
+// 16-byte vectors every slot's q and k are then copied into shared memory by
+// cp.async before the first is rotated (ROPE_STAGED_SLOTS, 1), so all of a
+// thread's loads are in flight at once. A launch whose blocks are all
+// resident at once (decode) loads a slot's q and k before storing either
+// (ROPE_QK_LOADS_FIRST, 3).
 // Launched overlapped (common/overlap.cuh); the float64 frequency table of a
 // block is built in shared memory before the wait for the previous kernel.
 //
@@ -33,10 +36,10 @@
 // a head is d / 2 / V neighbouring lanes, 16-byte vectors only, its sum of
 // squares a shuffle butterfly; the same bytes as rope plus the two weights.
 //
-// measured (H200, 2026-12-04; results/h200-2026-12-04/run-1032): tables
-// 1x32768x32x8x128 bf16 170.3 us, 95% of copy, 1.00x Liger; 1x2048 13.6
-// us, 0.97x Liger; decode 64x1 5.44 us, 0.96x Liger. LTX-Video's per-head
-// tables 2x16x16x24x32x64 bf16: 94.9 us, 0.98x torch.compile.
+// measured (H200, 2026-12-04; results/h200-2026-12-04/run-1608): tables
+// 1x32768x32x8x128 bf16 168.1 us, 97% of copy, 1.01x Liger; 1x2048 13.8
+// us, 0.97x Liger; decode 64x1 5.44 us, 0.94x Liger. LTX-Video's per-head
+// tables 2x16x16x24x32x64 bf16: 95.4 us, 0.97x torch.compile.
 
 #include <algorithm>
 #include <cmath>
@@ -133,14 +136,25 @@ cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q, const RopeHeads& k
       constexpr auto kStoresBetween = RopeKernel<T, V, kInterleaved, Angles, kMinBlocks, kHalves,
                                                  kLoadsFirst == LoadsFirst::kAlways>;
       auto kernel = kStoresBetween;
+      size_t smem = 0;
+      if constexpr (kLoadsFirst != LoadsFirst::kAlways && rope_tuning::kStagedSlots &&
+                    V == 16 / sizeof(T)) {
+        const int groups = static_cast<int>(p.grid.groups.divisor);
+        const size_t staged = StagedSlotBytes<T, V>(q.heads, k.heads, groups);
+        if (groups < p.grid.slots && staged <= 48 * 1024) {
+          kernel = RopeKernel<T, V, kInterleaved, Angles, kMinBlocks, kHalves, false, true>;
+          smem = staged;
+        }
+      }
       if constexpr (kLoadsFirst == LoadsFirst::kWhenResident && V == 16 / sizeof(T)) {
         constexpr auto kFirst = RopeKernel<T, V, kInterleaved, Angles, kMinBlocks, kHalves, true>;
         const int64_t resident =
             int64_t{CachedResidentBlocksPerSm<kFirst, kRopeThreads>()} * CachedSmCount();
-        if (p.blocks <= resident) kernel = kFirst;
+        if (smem == 0 && p.blocks <= resident) kernel = kFirst;
       }
-      return LaunchOverlapped(kernel, dim3(static_cast<unsigned>(p.blocks)), dim3(kRopeThreads),
-                              stream, RowsOf<T>(q), RowsOf<T>(k), p.grid, angles);
+      return LaunchOverlappedWithSmem(kernel, dim3(static_cast<unsigned>(p.blocks)),
+                                      dim3(kRopeThreads), smem, stream, RowsOf<T>(q),
+                                      RowsOf<T>(k), p.grid, angles);
     };
     if (interleaved) return launch(std::true_type{});
     if constexpr (kHalfSplit) {

@@ -27,6 +27,14 @@
 //                               16-byte launches whose blocks the GPU holds
 //                               at once, 0 never (q loaded, rotated and
 //                               stored, then k)
+//   ROPE_STAGED_SLOTS        1  16-byte launches whose threads take several
+//                               slots (and whose copies fit 48 KB a block)
+//                               copy every slot's q and k into shared memory
+//                               by cp.async before rotating the first, so
+//                               all of a thread's loads are in flight at
+//                               once without a register each (0: slot by
+//                               slot). Not for per-head tables (loaded per
+//                               slot)
 //   ROPE_GROUP_ABOVE_WAVES   1  threads take ROPE_SLOTS_PER_THREAD slots in
 //                               turn once a slot per thread would exceed this
 //                               many waves of 2048 threads an SM (0: always).
@@ -49,6 +57,9 @@
 #ifndef ROPE_QK_LOADS_FIRST
 #define ROPE_QK_LOADS_FIRST 3
 #endif
+#ifndef ROPE_STAGED_SLOTS
+#define ROPE_STAGED_SLOTS 1
+#endif
 #ifndef ROPE_GROUP_ABOVE_WAVES
 #define ROPE_GROUP_ABOVE_WAVES 1
 #endif
@@ -68,6 +79,7 @@ constexpr LoadsFirst kLoadsFirstOtherwise = ROPE_QK_LOADS_FIRST == 1   ? LoadsFi
                                             : ROPE_QK_LOADS_FIRST == 3 ? LoadsFirst::kWhenResident
                                                                        : LoadsFirst::kNever;
 constexpr int kGroupAboveWaves = ROPE_GROUP_ABOVE_WAVES;
+constexpr bool kStagedSlots = ROPE_STAGED_SLOTS != 0;
 
 static_assert(kSlotsPerThread == 1 || kSlotsPerThread == 2 || kSlotsPerThread == 4 ||
                   kSlotsPerThread == 8,
@@ -82,6 +94,8 @@ static_assert(ROPE_INTERLEAVED_HALVES == 0 || ROPE_INTERLEAVED_HALVES == 1,
 static_assert(ROPE_QK_LOADS_FIRST >= 0 && ROPE_QK_LOADS_FIRST <= 3,
               "ROPE_QK_LOADS_FIRST must be 0 (never), 1 (always), 2 (per-head tables) or 3 "
               "(per-head tables and launches the GPU holds at once)");
+static_assert(ROPE_STAGED_SLOTS == 0 || ROPE_STAGED_SLOTS == 1,
+              "ROPE_STAGED_SLOTS must be 0 (slot by slot) or 1 (every slot staged first)");
 static_assert(kGroupAboveWaves >= 0 && kGroupAboveWaves <= 64,
               "ROPE_GROUP_ABOVE_WAVES must be 0-64 waves");
 

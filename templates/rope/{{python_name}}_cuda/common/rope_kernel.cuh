@@ -12,7 +12,9 @@
 // source has them (V float pairs, or the tables' raw vectors), so registers
 // stay at 48 (computed angles, interleaved bf16 tables) to 58 (half-split
 // bf16 tables) and 76 (fp32 tables) with 16-byte vectors (ptxas, sm_90a):
-// 3-5 blocks per SM.
+// 3-5 blocks per SM. The staged kernel (kStaged) first copies every slot's
+// chunk into shared memory (StageSlots), so its loads are in flight together
+// without a register each, then rotates them one by one from there.
 //
 // Angle sources (Get returns the chunk's angles as a Held value: Cos(k) and
 // Sin(k) of element k, the low vector's V, then the high vector's):
@@ -34,6 +36,7 @@
 #include "fast_divmod.h"
 #include "overlap.cuh"
 #include "row_span.cuh"
+#include "staged_load.cuh"
 #include "vec.cuh"
 
 namespace rope_kernels {
@@ -342,6 +345,53 @@ __device__ __forceinline__ void RotateSlot(const HeadRows<T>& q, const HeadRows<
   }
 }
 
+// Copies the chunk of every q and k head this thread visits (heads first,
+// first + step, ...) into its shared-memory slots by cp.async, in the order
+// RotateStagedSlots reads them: q's two vectors, then k's, head by head.
+// All of a thread's loads are then in flight at once, without a register
+// each; slot by slot, a thread has one slot's 32 bytes in flight (about
+// 1000 threads an SM at 58 registers: some 4 MB over the GPU).
+template <typename T, int V>
+__device__ __forceinline__ void StageSlots(const HeadRows<T>& q, const HeadRows<T>& k,
+                                           int64_t b, int64_t s, int first, int step, int slots,
+                                           int lo_vec, int hi_vec, void* staged) {
+  using kernels_common::CopyToShared;
+  using kernels_common::StageSlot;
+  int n = 0;
+  const auto stage = [&](const HeadRows<T>& rows, int h) {
+    const T* row = rows.Row(b, s, h);
+    CopyToShared<T, V>(StageSlot<T, V>(staged, n++), row + lo_vec * V);
+    CopyToShared<T, V>(StageSlot<T, V>(staged, n++), row + hi_vec * V);
+  };
+  for (int h = first; h < slots; h += step) {
+    if (h < q.heads) stage(q, h);
+    if (h < k.heads) stage(k, h);
+  }
+  kernels_common::CommitCopies();
+}
+
+// Rotates the chunk staged at slots n, n + 1 into head h of `rows`.
+template <typename T, int V, bool kInterleaved, typename Held>
+__device__ __forceinline__ void RotateStaged(const HeadRows<T>& rows, int64_t b, int64_t s, int h,
+                                             int lo_vec, int hi_vec, const Held& angles,
+                                             void* staged, int n) {
+  Vec<T, V> lo = *kernels_common::StageSlot<T, V>(staged, n);
+  Vec<T, V> hi = *kernels_common::StageSlot<T, V>(staged, n + 1);
+  Rotate<T, V, kInterleaved>(lo, hi, angles);
+  T* row = rows.Row(b, s, h);
+  *reinterpret_cast<Vec<T, V>*>(row + lo_vec * V) = lo;
+  *reinterpret_cast<Vec<T, V>*>(row + hi_vec * V) = hi;
+}
+
+// Shared memory a block of the staged kernel takes: two vectors of every q
+// and k head a thread visits (slot groups `groups`).
+template <typename T, int V>
+constexpr size_t StagedSlotBytes(int64_t q_heads, int64_t k_heads, int64_t groups) {
+  return size_t{2} * static_cast<size_t>((q_heads + groups - 1) / groups +
+                                         (k_heads + groups - 1) / groups) *
+         kRopeThreads * sizeof(Vec<T, V>);
+}
+
 // Launch: kRopeThreads threads per block, grid.threads threads in all
 // (token-major, then slot group, then chunk: neighbouring threads touch
 // neighbouring vectors of a head). kMinBlocks: the blocks per SM
@@ -350,11 +400,14 @@ __device__ __forceinline__ void RotateSlot(const HeadRows<T>& q, const HeadRows<
 // so a load instruction's lanes read neighbouring vectors (interleaved pairs
 // lie inside a vector); else from neighbouring places, every other vector a
 // lane apart. kQkLoadsFirst: RotateSlot (q's and k's loads together) rather
-// than q, then k (rope_tuning.h has what each costs).
+// than q, then k (rope_tuning.h has what each costs). kStaged: every slot's
+// q and k copied into shared memory first (StageSlots; the launch passes
+// StagedSlotBytes), then rotated slot by slot from there.
 template <typename T, int V, bool kInterleaved, typename Angles, int kMinBlocks = 0,
-          bool kHalves = false, bool kQkLoadsFirst = false>
+          bool kHalves = false, bool kQkLoadsFirst = false, bool kStaged = false>
 __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
     RopeKernel(HeadRows<T> q, HeadRows<T> k, RopeGrid grid, Angles angles) {
+  extern __shared__ __align__(16) unsigned char staged[];  // kStaged: the slots' vectors
   __shared__ double turns[Angles::kTurns];
   angles.Prepare(turns);  // shared memory only: before the wait
   __syncthreads();
@@ -371,17 +424,31 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   const int lo_vec = kAdjacent ? 2 * chunk : chunk;
   const int hi_vec = kAdjacent ? 2 * chunk + 1 : static_cast<int>(grid.chunks.divisor) + chunk;
 
+  const int groups = static_cast<int>(grid.groups.divisor);
+  if constexpr (kStaged) {
+    StageSlots<T, V>(q, k, b, s, group, groups, grid.slots, lo_vec, hi_vec, staged);
+  }
   typename Angles::template Held<V, kInterleaved> held;
   const bool per_head = angles.PerHead();
   const int lo = lo_vec * V;  // elements
   const int hi = hi_vec * V;
   if (!per_head) held = angles.template Get<V, kInterleaved>(b, s, 0, lo, hi, turns);
-  const int groups = static_cast<int>(grid.groups.divisor);
+  if constexpr (kStaged) kernels_common::WaitForCopies();  // own slots only: no barrier
+  int n = 0;  // kStaged: the next staged vector
   for (int h = group; h < grid.slots; h += groups) {
     // A per-head table's head h serves q head h and k head h alike.
     if (per_head) held = angles.template Get<V, kInterleaved>(b, s, h, lo, hi, turns);
     else held.Hide();
-    if constexpr (kQkLoadsFirst) {
+    if constexpr (kStaged) {
+      if (h < q.heads) {
+        RotateStaged<T, V, kInterleaved>(q, b, s, h, lo_vec, hi_vec, held, staged, n);
+        n += 2;
+      }
+      if (h < k.heads) {
+        RotateStaged<T, V, kInterleaved>(k, b, s, h, lo_vec, hi_vec, held, staged, n);
+        n += 2;
+      }
+    } else if constexpr (kQkLoadsFirst) {
       RotateSlot<T, V, kInterleaved>(q, k, b, s, h, lo_vec, hi_vec, held);
     } else {
       RotateChunk<T, V, kInterleaved>(q, b, s, h, lo_vec, hi_vec, held);

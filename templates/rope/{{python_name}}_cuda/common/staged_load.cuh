@@ -1,0 +1,1 @@
+../../../library/staged_load.cuh
