@@ -1,10 +1,11 @@
 // The QK-norm + rope kernel (Qwen3's attention): each head of q and k is
 // normalized (y = x * rsqrt(mean(x^2) + eps) * w, w per q or k) and rotated,
 // in place, one read and one write of q and k in all: 2 x (q + k) bytes plus
-// the tables. H200 (2026-12-02, results/h200-2026-12-02/run-1659), 1x32768
-// tokens, 32 + 8 heads of 128: bf16 220 us (74% of copy, 1.08x torch.compile),
-// fp16 213 us (77%, 1.05x), at 48 registers; loads under `if (valid)` (80
-// registers in bf16) took 274 us.
+// the tables. H200 (2026-12-04, results/h200-2026-12-04/run-1640), 1x32768
+// tokens, 32 + 8 heads of 128: bf16 180 us (90% of copy), fp16 176 us (92%),
+// at 59 registers; with 64-bit `/` and `%` in the index split (48
+// registers) 219 / 211 us, bound by instruction issue; loads under
+// `if (valid)` (80 registers in bf16) took 274 us (2026-12-02).
 //
 // Work split. A row is one head of one token; its d / 2 / V chunks (V
 // rotation pairs as two Vec<T, V>, as RopeKernel holds them) go to `chunks`
@@ -26,11 +27,15 @@
 
 namespace rope_kernels {
 
+// The thread index splits into (token, head, chunk) by a shift and two
+// FastDivmods: the plan keeps rows * chunks threads below 2^32.
 struct QkNormRopeGrid {
-  int64_t rows;  // tokens * (q heads + k heads)
-  int64_t seq;   // tokens per batch entry
-  int chunks;    // d / 2 / V lanes per row
-  float inv_d;   // 1 / head_dim
+  int64_t rows;                      // tokens * (q heads + k heads)
+  kernels_common::FastDivmod seq;    // tokens per batch entry
+  kernels_common::FastDivmod heads;  // q heads + k heads
+  int chunks;                        // d / 2 / V lanes per row, a power of two
+  int chunk_shift;                   // log2(chunks)
+  float inv_d;                       // 1 / head_dim
   float eps;
 };
 
@@ -59,22 +64,26 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   kernels_common::AllowNextKernelLaunch();
   // After the wait: the previous kernel may be what advanced the cache's length.
   const int64_t first_slot = kToCache ? *cache.first_slot : 0;
-  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int chunk = static_cast<int>(t % grid.chunks);
-  const int64_t row = t / grid.chunks;
+  // 32-bit index arithmetic: 64-bit `/` and `%` here made this kernel bound
+  // by instruction issue (some 500 a thread, half of them before the first
+  // load: ptxas, CUDA 13.0).
+  const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  const int chunk = static_cast<int>(t & static_cast<uint32_t>(grid.chunks - 1));
+  const uint32_t row = t >> grid.chunk_shift;
   // Lanes past the last row stay to the end of the shuffles (every lane of
   // a warp takes part in each one) and read token 0's row, so every load is
   // unconditional: loads under `if (valid)` with zeroed registers took 80-96
   // registers in bf16 (ptxas, sm_90a), 48 without. A row's lanes are all
   // valid or all not, so such a sum never reaches a valid row.
   const bool valid = row < grid.rows;
-  const int heads = q.heads + k.heads;
-  const int64_t token = valid ? row / heads : 0;
-  const int head = static_cast<int>(row % heads);
+  uint32_t token;
+  const int head = static_cast<int>(grid.heads.DivMod(row, &token));
+  if (!valid) token = 0;
   const bool is_q = head < q.heads;
   const int h = is_q ? head : head - q.heads;
-  const int64_t b = token / grid.seq;
-  const int64_t s = token % grid.seq;
+  uint32_t batch;
+  const int64_t s = grid.seq.DivMod(token, &batch);
+  const int64_t b = batch;
   T* x = is_q ? q.Row(b, s, h) : k.Row(b, s, h);
   const int lo_vec = kInterleaved ? 2 * chunk : chunk;
   const int hi_vec = kInterleaved ? 2 * chunk + 1 : grid.chunks + chunk;
@@ -92,8 +101,9 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   float sum = 0.f;
 #pragma unroll
   for (int i = 0; i < V; ++i) sum += lo.Get(i) * lo.Get(i) + hi.Get(i) * hi.Get(i);
-  for (int lanes = grid.chunks / 2; lanes > 0; lanes /= 2) {
-    sum += __shfl_xor_sync(0xffffffffu, sum, lanes);
+#pragma unroll
+  for (int lanes = kernels_common::kWarpSize / 2; lanes > 0; lanes /= 2) {
+    if (lanes < grid.chunks) sum += __shfl_xor_sync(0xffffffffu, sum, lanes);
   }
   if (!valid) return;
   const float scale = rsqrtf(sum * grid.inv_d + grid.eps);
