@@ -347,10 +347,11 @@ __device__ __forceinline__ void RotateSlot(const HeadRows<T>& q, const HeadRows<
 
 // Copies the chunk of every q and k head this thread visits (heads first,
 // first + step, ...) into its shared-memory slots by cp.async, in the order
-// RotateStagedSlots reads them: q's two vectors, then k's, head by head.
-// All of a thread's loads are then in flight at once, without a register
-// each; slot by slot, a thread has one slot's 32 bytes in flight (about
-// 1000 threads an SM at 58 registers: some 4 MB over the GPU).
+// the kernel reads them back (RotateStaged): q's two vectors, then k's,
+// head by head. All of a thread's loads are then in flight at once,
+// without a register each; slot by slot, a thread has one slot's 32 bytes
+// in flight (about 1000 threads an SM at 58 registers: some 4 MB over the
+// GPU).
 template <typename T, int V>
 __device__ __forceinline__ void StageSlots(const HeadRows<T>& q, const HeadRows<T>& k,
                                            int64_t b, int64_t s, int first, int step, int slots,
