@@ -11,11 +11,22 @@
 // aligned to the copied size (4, 8 or 16 bytes a piece); sm_80+.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "vec.cuh"
 
 namespace kernels_common {
+
+// Whether CopyToShared takes a Vec<T, V>: cp.async copies 4, 8 or 16 bytes a
+// piece, so narrower vectors stay loads into registers.
+template <typename T, int V>
+constexpr bool kCopiesToShared = sizeof(Vec<T, V>) % 4 == 0;
+
+// Dynamic shared memory a launch gets without raising the kernel's
+// cudaFuncAttributeMaxDynamicSharedMemorySize: staged launches above it take
+// their unstaged kernel instead.
+constexpr size_t kDefaultDynamicSmemBytes = 48 * 1024;
 
 // Copies one vector from global memory into `slot` in shared memory.
 template <typename T, int V>

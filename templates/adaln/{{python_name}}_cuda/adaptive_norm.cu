@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
 
   static_assert(kRead == ModulationRead::kAtStore || (!kSplit && kVecs <= 2),
                 "held modulation rows: aligned launches, up to 2 vectors a thread");
-  static_assert(kRead != ModulationRead::kStaged || sizeof(Vec<W, V>) % 4 == 0,
+  static_assert(kRead != ModulationRead::kStaged || kCopiesToShared<W, V>,
                 "cp.async copies 4, 8 or 16 bytes");
   Vec<T, V> r[kVecs] = {};  // zero-init: lets ptxas keep all in registers
   HeldModulation<W, V, kVecs> held = {};
@@ -210,8 +210,8 @@ cudaError_t LaunchAdaptiveNorm(void* y, const void* x, ParamRows scale, ParamRow
       using W = typename decltype(wt)::type;
       constexpr int V = decltype(vc)::value;
       constexpr bool kSplit = decltype(split)::value;
-      // cp.async copies 4, 8 or 16 bytes: narrower modulation vectors are held in registers.
-      constexpr bool kStageable = sizeof(Vec<W, V>) % 4 == 0;
+      // Named here: GCC cannot resolve W inside the nested generic lambda's `if constexpr`.
+      constexpr bool kStageable = kCopiesToShared<W, V>;
       auto* yp = static_cast<T*>(y);
       const auto* xp = static_cast<const T*>(x);
       const dim3 grid(static_cast<unsigned>(l.plan.blocks));
@@ -232,9 +232,9 @@ cudaError_t LaunchAdaptiveNorm(void* y, const void* x, ParamRows scale, ParamRow
             if constexpr (!kSplit && kVecs <= 2 && kPerTokenRead != Read::kAtStore) {
               if (per_token) {
                 if constexpr (kPerTokenRead == Read::kStaged && kStageable) {
-                  // Past the default 48 KB of dynamic shared memory a block: held.
+                  // Past the default dynamic shared memory of a block: held.
                   const size_t staged = StagedModulationBytes<W, V>(kVecs, l.plan.threads);
-                  if (staged <= 48 * 1024) {
+                  if (staged <= kDefaultDynamicSmemBytes) {
                     return launch(std::integral_constant<Read, Read::kStaged>{}, staged);
                   }
                 }

@@ -77,9 +77,9 @@ constexpr int kShortRowVecs = HEAD_RMSNORM_SHORT_ROW_VECS;
 #endif
 static_assert(HEAD_RMSNORM_STAGED_WEIGHT == 0 || HEAD_RMSNORM_STAGED_WEIGHT == 1,
               "HEAD_RMSNORM_STAGED_WEIGHT must be 0 or 1 (weight at the store or staged)");
-// cp.async copies whole 4-byte pieces: narrower vectors keep registers.
+// Vectors cp.async cannot copy keep registers.
 template <typename W, int V>
-constexpr bool kStagesWeight = HEAD_RMSNORM_STAGED_WEIGHT == 1 && sizeof(Vec<W, V>) % 4 == 0;
+constexpr bool kStagesWeight = HEAD_RMSNORM_STAGED_WEIGHT == 1 && kCopiesToShared<W, V>;
 
 namespace {
 

@@ -142,7 +142,7 @@ cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q, const RopeHeads& k
                     V == 16 / sizeof(T)) {
         const int groups = static_cast<int>(p.grid.groups.divisor);
         const size_t staged = StagedSlotBytes<T, V>(q.heads, k.heads, groups);
-        if (groups < p.grid.slots && staged <= 48 * 1024) {
+        if (groups < p.grid.slots && staged <= kDefaultDynamicSmemBytes) {
           kernel = RopeKernel<T, V, kInterleaved, Angles, kMinBlocks, kHalves, false, true>;
           smem = staged;
         }
