@@ -35,7 +35,11 @@
 // qk_norm_rope (common/qk_norm_rope_kernel.cuh) normalizes each head first:
 // a head is d / 2 / V neighbouring lanes, 16-byte vectors only, its sum of
 // squares a shuffle butterfly; the same bytes as rope plus the two weights.
-// 1x32768 tokens bf16 180 us, 90% of copy (H200, 2026-12-04, run-1640).
+// A lane takes QK_NORM_ROPE_HEADS_PER_THREAD (4) heads of a token, staged in
+// shared memory, once one head a lane would exceed
+// QK_NORM_ROPE_GROUP_ABOVE_WAVES (4) waves. 1x32768 tokens bf16 169 us,
+// 97% of copy; 4x2048 45 us, 90% (H200, 2026-12-04, run-1944; one head a
+// lane: 180 and 47 us).
 //
 // measured (H200, 2026-12-04; results/h200-2026-12-04/run-1608): tables
 // 1x32768x32x8x128 bf16 168.1 us, 97% of copy, 1.01x Liger; 1x2048 13.8
@@ -169,9 +173,11 @@ cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q, const RopeHeads& k
 // The fused QK-norm + rope's plan: 16-byte vectors everywhere (q, k, the
 // tables and the weights) and a head_dim QkNormRopeSupported takes, else
 // cudaErrorInvalidValue (the binding says which).
+// *heads_per_thread (the kernel's kHeads): rope_tuning::kQkNormHeadsPerThread
+// for launches above kQkNormGroupAboveWaves waves when `may_group`, else 1.
 cudaError_t PlanQkNormRope(const RopeHeads& q, const RopeHeads& k, const RopeShape& shape,
-                           DType dtype, std::initializer_list<VectorAccess> extra,
-                           QkNormRopeGrid* grid, int64_t* blocks) {
+                           DType dtype, std::initializer_list<VectorAccess> extra, bool may_group,
+                           QkNormRopeGrid* grid, int64_t* blocks, int* heads_per_thread) {
   const int elem_bytes = DTypeSize(dtype);
   RopePlan plan;
   const cudaError_t planned = PlanRope(q, k, shape, elem_bytes, extra, &plan);
@@ -183,9 +189,19 @@ cudaError_t PlanQkNormRope(const RopeHeads& q, const RopeHeads& k, const RopeSha
   const int chunks = static_cast<int>(plan.grid.chunks.divisor);
   int chunk_shift = 0;
   while ((1 << chunk_shift) < chunks) ++chunk_shift;  // a power of two (QkNormRopeSupported)
-  *grid = {shape.batch * shape.seq * (q.heads + k.heads),
+  const int64_t one_head_threads = shape.batch * shape.seq * (q.heads + k.heads) * chunks;
+  const int64_t group_above = int64_t{rope_tuning::kQkNormGroupAboveWaves} * CachedSmCount() *
+                              CachedThreadsPerSm();
+  const int heads = may_group && one_head_threads > group_above
+                        ? rope_tuning::kQkNormHeadsPerThread
+                        : 1;
+  *heads_per_thread = heads;
+  const int q_groups = static_cast<int>((q.heads + heads - 1) / heads);
+  const int k_groups = static_cast<int>((k.heads + heads - 1) / heads);
+  *grid = {shape.batch * shape.seq * (q_groups + k_groups),
            FastDivmod(static_cast<uint32_t>(shape.seq)),
-           FastDivmod(static_cast<uint32_t>(q.heads + k.heads)),
+           FastDivmod(static_cast<uint32_t>(q_groups + k_groups)),
+           q_groups,
            chunks,
            chunk_shift,
            1.f / static_cast<float>(shape.head_dim),
@@ -220,6 +236,9 @@ cudaError_t LaunchQkNormRope(RopeHeads q, RopeHeads k, RopeShape shape, DType dt
   const int elem = DTypeSize(dtype);
   QkNormRopeGrid grid;
   int64_t blocks = 0;
+  int heads_per_thread = 1;
+  // One head a thread for the cache write (a decode step's few tokens) and
+  // for per-head tables (a table a head).
   const cudaError_t planned =
       PlanQkNormRope(q, k, shape, dtype,
                      {{table.cos, table.batch_stride, table_elem},
@@ -233,7 +252,8 @@ cudaError_t LaunchQkNormRope(RopeHeads q, RopeHeads k, RopeShape shape, DType dt
                       {cache_rows.ptr, cache_rows.batch_stride, elem},
                       {cache_rows.ptr, cache_rows.seq_stride, elem},
                       {cache_rows.ptr, cache_rows.head_stride, elem}},
-                     &grid, &blocks);
+                     k_cache == nullptr && table.head_stride == 0, &grid, &blocks,
+                     &heads_per_thread);
   if (planned != cudaSuccess) return planned;
   grid.eps = eps;
   return DispatchInputParam(dtype, table.dtype, [&](auto xt, auto wt) {
@@ -251,13 +271,20 @@ cudaError_t LaunchQkNormRope(RopeHeads q, RopeHeads k, RopeShape shape, DType dt
       if (k_cache != nullptr) {
         const KCacheRows<T> cache{RowsOf<T>(k_cache->rows), k_cache->first_slot, k_cache->slots};
         const auto kernel = shape.interleaved
-                                ? QkNormRopeKernel<T, N, W, V, true, kMinBlocks, true>
-                                : QkNormRopeKernel<T, N, W, V, false, kMinBlocks, true>;
+                                ? QkNormRopeKernel<T, N, W, V, true, 1, kMinBlocks, true>
+                                : QkNormRopeKernel<T, N, W, V, false, 1, kMinBlocks, true>;
         return LaunchOverlapped(kernel, launch_grid, dim3(kRopeThreads), stream, RowsOf<T>(q),
                                 RowsOf<T>(k), q_w, k_w, grid, angles, cache);
       }
-      const auto kernel = shape.interleaved ? QkNormRopeKernel<T, N, W, V, true, kMinBlocks>
-                                            : QkNormRopeKernel<T, N, W, V, false, kMinBlocks>;
+      const auto pick = [&](auto heads) {
+        constexpr int kHeads = decltype(heads)::value;
+        return shape.interleaved ? QkNormRopeKernel<T, N, W, V, true, kHeads, kMinBlocks>
+                                 : QkNormRopeKernel<T, N, W, V, false, kHeads, kMinBlocks>;
+      };
+      const auto kernel =
+          heads_per_thread == 1
+              ? pick(std::integral_constant<int, 1>{})
+              : pick(std::integral_constant<int, rope_tuning::kQkNormHeadsPerThread>{});
       return LaunchOverlapped(kernel, launch_grid, dim3(kRopeThreads), stream, RowsOf<T>(q),
                               RowsOf<T>(k), q_w, k_w, grid, angles, KCacheRows<T>{});
     });

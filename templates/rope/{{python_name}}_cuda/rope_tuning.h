@@ -14,6 +14,19 @@
 //   QK_NORM_ROPE_MIN_BLOCKS  0  the same for the fused QK-norm + rope kernel
 //                               (48-64 registers uncapped, 80 with fp32
 //                               tables, which spill under 4's 64)
+//   QK_NORM_ROPE_HEADS_PER_THREAD
+//                            4  neighbouring heads of one token (of q or of
+//                               k) a thread of the fused QK-norm + rope
+//                               normalizes and rotates once one head a
+//                               thread would exceed
+//                               QK_NORM_ROPE_GROUP_ABOVE_WAVES waves: 1, 2
+//                               or 4 (one index split and one load of the
+//                               weights and tables for all of them; their
+//                               x staged in shared memory). Not for the
+//                               cache write (a decode step's few tokens)
+//   QK_NORM_ROPE_GROUP_ABOVE_WAVES
+//                            4  the waves of 2048 threads an SM (one head a
+//                               thread) above which it does (0: always)
 //   ROPE_INTERLEAVED_HALVES  1  interleaved pairs (LTX-Video, GPT-J): 1 takes
 //                               a thread's two vectors from the head's two
 //                               halves, so each load instruction's lanes read
@@ -51,6 +64,12 @@
 #ifndef QK_NORM_ROPE_MIN_BLOCKS
 #define QK_NORM_ROPE_MIN_BLOCKS 0
 #endif
+#ifndef QK_NORM_ROPE_HEADS_PER_THREAD
+#define QK_NORM_ROPE_HEADS_PER_THREAD 4
+#endif
+#ifndef QK_NORM_ROPE_GROUP_ABOVE_WAVES
+#define QK_NORM_ROPE_GROUP_ABOVE_WAVES 4
+#endif
 #ifndef ROPE_INTERLEAVED_HALVES
 #define ROPE_INTERLEAVED_HALVES 1
 #endif
@@ -69,6 +88,8 @@ namespace rope_tuning {
 constexpr int kSlotsPerThread = ROPE_SLOTS_PER_THREAD;
 constexpr int kMinBlocks = ROPE_MIN_BLOCKS;
 constexpr int kQkNormMinBlocks = QK_NORM_ROPE_MIN_BLOCKS;
+constexpr int kQkNormHeadsPerThread = QK_NORM_ROPE_HEADS_PER_THREAD;
+constexpr int kQkNormGroupAboveWaves = QK_NORM_ROPE_GROUP_ABOVE_WAVES;
 constexpr bool kInterleavedHalves = ROPE_INTERLEAVED_HALVES != 0;
 // When a kernel loads q and k before storing either.
 enum class LoadsFirst { kNever, kAlways, kWhenResident };
@@ -89,6 +110,11 @@ static_assert(kMinBlocks == 0 || (kMinBlocks >= 2 && kMinBlocks <= 8),
               "threads fill an SM's 2048)");
 static_assert(kQkNormMinBlocks == 0 || (kQkNormMinBlocks >= 2 && kQkNormMinBlocks <= 8),
               "QK_NORM_ROPE_MIN_BLOCKS must be 0 (no promise) or 2-8");
+static_assert(kQkNormHeadsPerThread == 1 || kQkNormHeadsPerThread == 2 ||
+                  kQkNormHeadsPerThread == 4,
+              "QK_NORM_ROPE_HEADS_PER_THREAD must be 1, 2 or 4");
+static_assert(kQkNormGroupAboveWaves >= 0 && kQkNormGroupAboveWaves <= 1024,
+              "QK_NORM_ROPE_GROUP_ABOVE_WAVES must be 0-1024 waves");
 static_assert(ROPE_INTERLEAVED_HALVES == 0 || ROPE_INTERLEAVED_HALVES == 1,
               "ROPE_INTERLEAVED_HALVES must be 0 or 1");
 static_assert(ROPE_QK_LOADS_FIRST >= 0 && ROPE_QK_LOADS_FIRST <= 3,
