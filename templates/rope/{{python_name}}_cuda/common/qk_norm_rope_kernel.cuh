@@ -28,16 +28,16 @@
 
 namespace rope_kernels {
 
-// The thread index splits into (token, head, chunk) by a shift and two
+// The thread index splits into (token, head group, chunk) by a shift and two
 // FastDivmods: the plan keeps rows * chunks threads below 2^32.
 struct QkNormRopeGrid {
-  int64_t rows;                      // tokens * (q groups + k groups)
-  kernels_common::FastDivmod seq;    // tokens per batch entry
-  kernels_common::FastDivmod heads;  // head groups: q groups + k groups
-  int q_groups;                      // ceil(q heads / kHeads)
-  int chunks;                        // d / 2 / V lanes per row, a power of two
-  int chunk_shift;                   // log2(chunks)
-  float inv_d;                       // 1 / head_dim
+  int64_t rows;                       // tokens * (q groups + k groups)
+  kernels_common::FastDivmod seq;     // tokens per batch entry
+  kernels_common::FastDivmod groups;  // head groups: q groups + k groups
+  int q_groups;                       // ceil(q heads / kHeads)
+  int chunks;                         // d / 2 / V lanes per row, a power of two
+  int chunk_shift;                    // log2(chunks)
+  float inv_d;                        // 1 / head_dim
   float eps;
 };
 
@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   // valid or all not, so such a sum never reaches a valid row.
   const bool valid = row < grid.rows;
   uint32_t token;
-  const int group = static_cast<int>(grid.heads.DivMod(row, &token));
+  const int group = static_cast<int>(grid.groups.DivMod(row, &token));
   if (!valid) token = 0;
   const bool is_q = group < grid.q_groups;
   const int h0 = (is_q ? group : group - grid.q_groups) * kHeads;
