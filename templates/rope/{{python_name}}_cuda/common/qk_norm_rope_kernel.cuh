@@ -24,6 +24,7 @@
 
 #include <cstdint>
 
+#include "held_row.cuh"
 #include "rope_kernel.cuh"
 
 namespace rope_kernels {
@@ -136,8 +137,10 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   };
   // Weights and tables are loaded with x, before the reduction, and stay in
   // their own dtype until used.
-  Vec<N, V> w_lo = *reinterpret_cast<const Vec<N, V>*>(w + lo_vec * V);
-  Vec<N, V> w_hi = *reinterpret_cast<const Vec<N, V>*>(w + hi_vec * V);
+  Vec<N, V> weight[2] = {*reinterpret_cast<const Vec<N, V>*>(w + lo_vec * V),
+                         *reinterpret_cast<const Vec<N, V>*>(w + hi_vec * V)};
+  const Vec<N, V>& w_lo = weight[0];
+  const Vec<N, V>& w_hi = weight[1];
   auto table = angles.template Load<V>(b, s, angles.PerHead() ? h0 : 0, lo_vec * V, hi_vec * V);
   if constexpr (kStaged) kernels_common::WaitForCopies();
   float sum[kHeads];
@@ -162,8 +165,7 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
     if (kHeads > 1 && h0 + r >= heads) break;  // the group's last real head is done
     if constexpr (kHeads > 1) {  // not converted once and held as floats
       table.Hide();
-      KeepAfterStores(w_lo);
-      KeepAfterStores(w_hi);
+      kernels_common::KeepPacked(weight);
     }
     Vec<T, V> lo_r, hi_r;
     head_vectors(r, &lo_r, &hi_r);

@@ -1,0 +1,1 @@
+../../../library/held_row.cuh
