@@ -69,6 +69,13 @@ using {{python_name}}_cuda::RopeShape;
 // and k, 128 GiB, before a launch is refused).
 constexpr int64_t kMaxRopeBlocks = (int64_t{1} << 32) / kRopeThreads;
 
+// Threads in `waves` waves of the GPU at its full 2048 threads an SM: the
+// unit of the ROPE_GROUP_ABOVE_WAVES and QK_NORM_ROPE_GROUP_ABOVE_WAVES
+// thresholds.
+int64_t ThreadsInWaves(int waves) {
+  return int64_t{waves} * CachedSmCount() * CachedThreadsPerSm();
+}
+
 struct RopePlan {
   int width;  // V
   RopeGrid grid;
@@ -99,8 +106,7 @@ cudaError_t PlanRope(const RopeHeads& q, const RopeHeads& k, const RopeShape& sh
   const int chunks = half / out->width;
   g.slots = static_cast<int>(std::max(q.heads, k.heads));
   const int64_t tokens = shape.batch * shape.seq;
-  const int64_t group_above = int64_t{rope_tuning::kGroupAboveWaves} * CachedSmCount() *
-                              CachedThreadsPerSm();
+  const int64_t group_above = ThreadsInWaves(rope_tuning::kGroupAboveWaves);
   const int groups =
       tokens * chunks * g.slots > group_above
           ? (g.slots + rope_tuning::kSlotsPerThread - 1) / rope_tuning::kSlotsPerThread
@@ -190,8 +196,7 @@ cudaError_t PlanQkNormRope(const RopeHeads& q, const RopeHeads& k, const RopeSha
   int chunk_shift = 0;
   while ((1 << chunk_shift) < chunks) ++chunk_shift;  // a power of two (QkNormRopeSupported)
   const int64_t one_head_threads = shape.batch * shape.seq * (q.heads + k.heads) * chunks;
-  const int64_t group_above = int64_t{rope_tuning::kQkNormGroupAboveWaves} * CachedSmCount() *
-                              CachedThreadsPerSm();
+  const int64_t group_above = ThreadsInWaves(rope_tuning::kQkNormGroupAboveWaves);
   const int heads = may_group && one_head_threads > group_above
                         ? rope_tuning::kQkNormHeadsPerThread
                         : 1;
