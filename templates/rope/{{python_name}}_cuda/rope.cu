@@ -10,7 +10,7 @@
 // * pi / 2 over the C = heads * d channels, pair 3j + a of the unpadded
 // channels rotated by freq_j * (2 * coord_a * scale_a - 1), the first C % 6
 // channels left as they are). Computed angles are reduced in float64 turns
-// (common/rope_kernel.cuh), so large positions keep float32 accuracy.
+// (common/rope_angles.cuh), so large positions keep float32 accuracy.
 //
 // Bytes moved (the floor): q and k read and written, 2 * (hq + hk) * b * s *
 // d * sizeof(T); plus cos and sin read once from DRAM (2 * their elements *

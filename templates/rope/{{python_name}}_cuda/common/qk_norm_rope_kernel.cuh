@@ -96,10 +96,10 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   T* x = is_q ? q.Row(b, s, h0) : k.Row(b, s, h0);
   const int lo_vec = kInterleaved ? 2 * chunk : chunk;
   const int hi_vec = kInterleaved ? 2 * chunk + 1 : grid.chunks + chunk;
-  // Head h0 + r of the group; past the tensor's last head (its last group
-  // may be partial), head h0 again: read, so loads stay unconditional, and
-  // never stored.
-  const auto head_of = [&](int r) { return kHeads == 1 || h0 + r < heads ? h0 + r : h0; };
+  // The tensor's last group may be partial: head h0 + r past its last head
+  // is read as head h0 again, so loads stay unconditional, and never stored.
+  const auto in_tensor = [&](int r) { return kHeads == 1 || h0 + r < heads; };
+  const auto head_of = [&](int r) { return in_tensor(r) ? h0 + r : h0; };
 
   const RowSpan whole{0, 0, 0};
   const N* w = is_q ? q_weight : k_weight;
@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   if (!valid) return;
 #pragma unroll
   for (int r = 0; r < kHeads; ++r) {
-    if (kHeads > 1 && h0 + r >= heads) break;  // the group's last real head is done
+    if (!in_tensor(r)) break;  // the group's last real head is done
     if constexpr (kHeads > 1) {  // not converted once and held as floats
       table.Hide();
       kernels_common::KeepPacked(weight);
