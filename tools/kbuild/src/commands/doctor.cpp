@@ -87,7 +87,7 @@ void AddDoctorCommand(CLI::App& app, const GlobalOptions& global, Invocation& in
   AddJsonFlag(*sub, flags->json);
   sub->footer(
       "Exit codes: 0 ready (no GPU is fine unless --require-gpu), 4 missing nvcc, torch, cmake or "
-      "ninja, or no GPU with --require-gpu.");
+      "ninja, a CPU-only torch, or no GPU with --require-gpu.");
   sub->callback([&invocation, flags, &global] {
     invocation.run = [flags, &global] { return RunDoctorCommand(global, *flags); };
   });
