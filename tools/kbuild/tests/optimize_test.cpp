@@ -78,10 +78,10 @@ class FakeEvaluator final : public CandidateEvaluator {
     return nlohmann::json::parse(in);
   }
   std::vector<std::string> calls;
-  std::vector<std::string> profiled;         // "<id> <case>"
+  std::vector<std::string> profiled;           // "<id> <case>"
   std::map<std::string, std::string> devices;  // attempt id -> its slot's CUDA_VISIBLE_DEVICES
-  int stop_at = 0;          // 1-based call that is "killed"; 0 = none
-  double hold_seconds = 0;  // how long each evaluation takes
+  int stop_at = 0;                             // 1-based call that is "killed"; 0 = none
+  double hold_seconds = 0;                     // how long each evaluation takes
   int max_in_flight = 0;
 
  private:
@@ -296,6 +296,27 @@ TEST_F(OptimizeRunTest, ResumeRefusesFoldersOutsideResults) {
   EXPECT_FALSE(ResumeOptimizeRunFolder(fs_, root_ / "project", "../state").ok());
   EXPECT_FALSE(ResumeOptimizeRunFolder(fs_, root_ / "project", "results/tune-x").ok());
   EXPECT_FALSE(ResumeOptimizeRunFolder(fs_, root_ / "project", "results/optimize-none").ok());
+}
+
+// A resumed run writes, reads back and deletes below attempts/ by the names
+// its history gives: a link planted anywhere in the run folder is refused.
+TEST_F(OptimizeRunTest, ResumeRefusesALinkPlantedInsideTheRun) {
+  const fs::path run = root_ / "project" / "results" / "optimize-r";
+  fs::create_directories(run / "attempts" / "a0001" / "candidate");
+  std::ofstream(run / kOptimizeHistoryFile) << "";
+  // Shells complete a folder with a trailing '/'.
+  EXPECT_TRUE(ResumeOptimizeRunFolder(fs_, root_ / "project", "results/optimize-r/").ok());
+  for (const fs::path& link :
+       {run / "attempts" / "a0002", run / "attempts" / "a0001" / "candidate" / "op.cu"}) {
+    fs::create_symlink(root_ / "state", link);
+    auto resumed = ResumeOptimizeRunFolder(fs_, root_ / "project", "results/optimize-r");
+    ASSERT_FALSE(resumed.ok()) << link;
+    EXPECT_EQ(resumed.error().code, ExitCode::kUsage);
+    EXPECT_NE(resumed.error().message.find(link.string() + " is a symbolic link"),
+              std::string::npos)
+        << resumed.error().message;
+    fs::remove(link);
+  }
 }
 
 TEST_F(OptimizeRunTest, ProposedFilesMustBeRegularSourceFiles) {

@@ -325,6 +325,29 @@ TEST(TuneHistory, HostileLinesGiveShortErrors) {
   }
 }
 
+// A resumed run builds variants/<id>/ from these lines and passes the values
+// to the compiler: an id that leaves the run folder, or a value --define
+// refuses, is an error naming the line, never a folder or a command line.
+TEST(TuneHistory, IdsThatAreNotFolderNamesAndValuesDefineRefusesAreErrors) {
+  TuneEvaluation escapes = Done("../../../victim/evil", Times(1, 1));
+  TuneEvaluation long_value = Done("v-2", Times(1, 1));
+  long_value.variant.values = {{"BLOCK", std::string(80, 'V')}};
+  TuneEvaluation two_tokens = Done("v-3", Times(1, 1));
+  two_tokens.variant.values = {{"BLOCK", "1 -DEVIL=1"}};
+  for (const auto& [line, key] : {std::pair{escapes, "id"}, std::pair{long_value, "params"},
+                                  std::pair{two_tokens, "params"}}) {
+    MemoryFileSystem fs;
+    const std::string good = HistoryLine(Done("v-1", Times(1, 1))) + "\n";
+    // Not the last line, which an interrupted run may leave torn (skipped).
+    ASSERT_TRUE(fs.Write("/h", HistoryLine(line) + "\n" + good).ok());
+    auto h = ReadHistory(fs, "/h");
+    ASSERT_FALSE(h.ok()) << key;
+    EXPECT_EQ(h.error().code, ExitCode::kUsage);
+    EXPECT_EQ(h.error().line, 1);
+    EXPECT_TRUE(h.error().message.starts_with(std::string(key) + ": ")) << h.error().message;
+  }
+}
+
 TEST(TuneHistory, RefusesWhatIsNotARegularFileOrTooLarge) {
   MemoryFileSystem fs;
   fs.PlantSpecialFile("/fifo");

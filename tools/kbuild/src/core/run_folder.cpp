@@ -39,7 +39,8 @@ Expected<fs::path> ResumeRunFolder(const FileSystem& fs, const fs::path& project
                                    const fs::path& given, const std::string& command,
                                    const std::string& history) {
   const fs::path results = (project / "results").lexically_normal();
-  const fs::path run = (given.is_absolute() ? given : project / given).lexically_normal();
+  fs::path run = (given.is_absolute() ? given : project / given).lexically_normal();
+  if (run.filename().empty()) run = run.parent_path();  // "results/tune-x/", as shells complete it
   const fs::path relative = run.lexically_relative(results);
   const bool one_below = !relative.empty() && std::distance(relative.begin(), relative.end()) == 1;
   if (!one_below || relative.string() == ".." || relative.string() == ".") {
@@ -59,6 +60,17 @@ Expected<fs::path> ResumeRunFolder(const FileSystem& fs, const fs::path& project
   if (kind != FileKind::kDirectory) return ResumeError(given, command, "no such folder");
   if (fs.KindOf(run / history) != FileKind::kRegular) {
     return ResumeError(given, command, "it holds no regular file " + history);
+  }
+  // kbuild writes, reads back and deletes below the folder by the names its
+  // records give: a link planted anywhere in it could take those outside the
+  // project. kbuild itself puts none there.
+  for (const TreeEntry& entry : fs.ListEntries(run)) {
+    if (entry.kind == FileKind::kRegular) continue;
+    return ResumeError(given, command,
+                       (run / entry.relative).string() + " is " +
+                           (entry.kind == FileKind::kSymlink ? "a symbolic link"
+                                                             : "not a regular file or folder") +
+                           ", which kbuild never makes there");
   }
   return run;
 }

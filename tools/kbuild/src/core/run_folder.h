@@ -19,7 +19,8 @@ Expected<std::filesystem::path> NewRunFolder(const FileSystem& fs,
 
 // The folder --resume names (relative paths are relative to the project),
 // checked: a directory <project>/results/<command>-*, neither it nor results/
-// a symlink, holding a regular `history`. Exit 2 otherwise, saying which.
+// a symlink, holding a regular `history` and nothing below it but folders and
+// regular files (no symlink, FIFO, ...). Exit 2 otherwise, saying which.
 Expected<std::filesystem::path> ResumeRunFolder(const FileSystem& fs,
                                                 const std::filesystem::path& project,
                                                 const std::filesystem::path& given,

@@ -9,7 +9,9 @@
 #include <utility>
 
 #include "core/history_lines.h"
+#include "core/macro_defines.h"
 #include "core/message_text.h"
+#include "core/work_queue.h"
 
 namespace kb {
 
@@ -76,9 +78,19 @@ std::optional<TuneEvaluation> ParseRecord(const Json& line, std::string* problem
   if (params == line.end() || !params->is_object()) {
     r.Fail("params", "expected an object");
   } else {
+    std::vector<std::string> defines;
     for (auto it = params->begin(); r.problem.empty() && it != params->end(); ++it) {
-      e.variant.values.emplace_back(it.key(), r.String(*params, it.key(), "params." + it.key()));
+      defines.push_back(it.key() + "=" + r.String(*params, it.key(), "params." + it.key()));
     }
+    // The values reach compiler command lines: checked as --define checks them.
+    auto values = ParseMacroDefines(defines);
+    if (r.problem.empty() && !values) r.Fail("params", values.error().message);
+    if (values) e.variant.values = std::move(*values);
+  }
+  // The id names the variant's folder in the run (variants/<id>/).
+  if (r.problem.empty() && !CheckQueueName(e.variant.id, "id")) {
+    r.Fail("id", "'" + OneLine(e.variant.id) +
+                     "' cannot name a folder (1-100 letters, digits, '-' or '_')");
   }
   const auto stage = TuneStageFromWord(r.String(line, "stage", "stage"));
   if (!stage) r.Fail("stage", "expected one of pending, build-failed, test-failed, ...");

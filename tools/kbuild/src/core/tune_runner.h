@@ -37,8 +37,6 @@
 
 namespace kb {
 
-// The baseline's id: the project as it is, built without --define.
-inline constexpr const char* kTuneDefaultsId = "defaults";
 // Variants a run evaluates when --budget does not say.
 inline constexpr size_t kDefaultTuneBudget = 256;
 

@@ -26,6 +26,9 @@ struct TuneVariant {
   std::string id;  // stable: the same values give the same id (e.g. "v-3f9a1c2e")
 };
 
+// The baseline's id: the project as it is, built without --define.
+inline constexpr const char* kTuneDefaultsId = "defaults";
+
 // How a variant fared. Invalid variants (any stage failed) never rank. kLost: --backend queue
 // or slurm, its workers went silent past the lease three times or could not read it.
 enum class TuneStage { kPending, kBuildFailed, kTestFailed, kBenchFailed, kSpills, kLost, kDone };
