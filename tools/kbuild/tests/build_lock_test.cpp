@@ -65,11 +65,33 @@ TEST_F(BuildLockTest, SymlinkedLockFileIsRefused) {
   std::filesystem::create_symlink(dir_ / "elsewhere", dir_ / "build" / ".kbuild.lock");
   auto lock = BuildLock::Acquire(dir_ / "build", "kbuild build");
   ASSERT_FALSE(lock.ok());
-  EXPECT_NE(lock.error().hint.find("symbolic link"), std::string::npos) << lock.error().hint;
+  EXPECT_NE(lock.error().message.find("symbolic link"), std::string::npos) << lock.error().message;
   std::ifstream kept(dir_ / "elsewhere");
   std::string text;
   std::getline(kept, text);
   EXPECT_EQ(text, "keep");
+}
+
+// kbuild, CMake and Ninja write the whole build tree: build/ planted as a
+// link, or a link in it, is refused before anything is written there.
+TEST_F(BuildLockTest, ABuildFolderThatIsOrHoldsALinkIsRefused) {
+  const std::filesystem::path elsewhere = dir_ / "elsewhere";
+  std::filesystem::create_directories(elsewhere);
+  std::filesystem::create_directories(dir_ / "project");
+  std::filesystem::create_symlink(elsewhere, dir_ / "project" / "build");
+  const std::filesystem::path inner = dir_ / "inner" / "build" / "CMakeFiles";
+  std::filesystem::create_directories(inner.parent_path());
+  std::filesystem::create_symlink(elsewhere, inner);
+  for (const auto& [build, link] :
+       {std::pair{dir_ / "project" / "build", dir_ / "project" / "build"},
+        std::pair{inner.parent_path(), inner}}) {
+    auto lock = BuildLock::Acquire(build, "kbuild build");
+    ASSERT_FALSE(lock.ok()) << build;
+    EXPECT_EQ(lock.error().code, ExitCode::kUsage);
+    EXPECT_EQ(lock.error().path, link.string());
+    EXPECT_NE(lock.error().message.find("symbolic link"), std::string::npos);
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(elsewhere));
 }
 
 // The shared harness library's lock: the next one waits for the holder instead of failing.

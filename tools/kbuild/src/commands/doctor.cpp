@@ -39,8 +39,13 @@ int RunDoctorCommand(const GlobalOptions& global, const DoctorFlags& flags) {
   options.torch_search.project_dir = paths.project;
   const KbuildHomeChoice home = ChooseKbuildHome();
   options.torch_search.kbuild_root = home.path;
-  // Inside a project, share kbuild build's torch cache; elsewhere write nothing.
-  if (fs.Exists(paths.project / "build.toml")) options.torch_search.cache_file = paths.torch_cache;
+  // Inside a project, share kbuild build's torch cache; elsewhere write nothing, and nothing
+  // through a build/ planted as a link (kbuild build refuses that folder too).
+  const FileKind build_kind = fs.KindOf(paths.build);
+  if (fs.Exists(paths.project / "build.toml") &&
+      (build_kind == FileKind::kDirectory || build_kind == FileKind::kMissing)) {
+    options.torch_search.cache_file = paths.torch_cache;
+  }
 
   const DoctorResult result = RunDoctor(fs, runner, options);
   report.Line("  kbuild data: " + home.path.string() + " (" + home.found_by + ")");

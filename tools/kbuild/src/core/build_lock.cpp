@@ -80,10 +80,34 @@ void Describe(int fd, const std::string& command) {
   (void)described;
 }
 
+// The first symbolic link at or below build_dir ("" when none). kbuild, CMake
+// and Ninja write the whole build tree: a link planted there (build/ itself,
+// or a folder in it) would take their writes outside the project. Nothing
+// that builds a project makes one.
+std::filesystem::path FirstLinkIn(const std::filesystem::path& build_dir) {
+  namespace stdfs = std::filesystem;
+  std::error_code ec;
+  if (stdfs::is_symlink(stdfs::symlink_status(build_dir, ec))) return build_dir;
+  if (!stdfs::is_directory(stdfs::symlink_status(build_dir, ec))) return {};
+  // The iterator does not descend through links; each one is reported as an entry.
+  for (stdfs::recursive_directory_iterator it(build_dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (it->is_symlink(ec)) return it->path();
+  }
+  return {};
+}
+
 }  // namespace
 
 Expected<BuildLock> BuildLock::Acquire(const std::filesystem::path& build_dir,
                                        const std::string& command) {
+  if (const std::filesystem::path link = FirstLinkIn(build_dir); !link.empty()) {
+    Error e = MakeError(ExitCode::kUsage,
+                        "the build folder holds a symbolic link; kbuild would write through it",
+                        "remove it (or the whole build/ folder: kbuild build makes it again)");
+    e.path = link.string();
+    return e;
+  }
   const std::filesystem::path lock_path = build_dir / kBuildLockFile;
   auto fd = OpenLockFile(lock_path, "check that the project's build/ folder is writable");
   if (!fd) return fd.error();

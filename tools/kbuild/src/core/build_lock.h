@@ -18,7 +18,8 @@ namespace kb {
 class BuildLock {
  public:
   // Takes the lock (creating build_dir if needed), or fails at once with
-  // ExitCode::kBusy naming the holder.
+  // ExitCode::kBusy naming the holder. Exit 2 when build_dir is, or holds, a
+  // symbolic link (the build would write through it).
   static Expected<BuildLock> Acquire(const std::filesystem::path& build_dir,
                                      const std::string& command);
   // Takes the lock in `lock_file` (creating its folder if needed), waiting for as long as
