@@ -72,6 +72,23 @@ TEST_F(SkillInstallTest, AgentFoldersProjectAndGlobal) {
   EXPECT_FALSE(fs_.Exists("/proj/.claude"));
 }
 
+// A repository may plant .claude, .claude/skills or the skill folder itself
+// as a link to anywhere: a project install refuses every one, writing nothing.
+TEST_F(SkillInstallTest, AProjectInstallRefusesAFolderOnTheWayThatIsALink) {
+  for (const std::string link : {"/proj/.claude", "/proj/.claude/skills",
+                                 "/proj/.claude/skills/cuda-kernels"}) {
+    MemoryFileSystem fs = fs_;
+    fs.PlantSymlink(link, "/victim");
+    auto results = InstallSkill(fs, request_);
+    ASSERT_FALSE(results.ok()) << link;
+    EXPECT_EQ(results.error().code, ExitCode::kUsage);
+    EXPECT_NE(results.error().message.find("symbolic link " + link), std::string::npos)
+        << results.error().message;
+    EXPECT_FALSE(fs.Exists("/victim/SKILL.md"));
+    EXPECT_FALSE(fs.Exists("/victim/skills/cuda-kernels/SKILL.md"));
+  }
+}
+
 TEST_F(SkillInstallTest, DestInstallsIntoPathSlashCudaKernels) {
   request_.dest = "/somewhere";
   ASSERT_TRUE(InstallSkill(fs_, request_).ok());

@@ -1,8 +1,9 @@
 // kbuild skill install|check: put the cuda-kernels skill pack where agents
 // look for it, and prove the pack's links, code and commands are sound.
-#include <unistd.h>
-
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 
 #include "commands/command.h"
@@ -127,8 +128,17 @@ Status FindToolchain(FileSystem& fs, ProcessRunner& runner, bool use_cache,
   } else {
     setup.torch_missing_reason = torch.error().message + ": " + torch.error().hint;
   }
-  setup.work_dir =
-      std::filesystem::temp_directory_path() / ("kbuild-skill-check-" + std::to_string(getpid()));
+  // A fresh folder only this process made (mkdtemp, mode 0700): a predictable
+  // name in a shared /tmp could be planted beforehand as a link.
+  std::string work_dir =
+      (std::filesystem::temp_directory_path() / "kbuild-skill-check-XXXXXX").string();
+  if (mkdtemp(work_dir.data()) == nullptr) {
+    return MakeError(ExitCode::kEnvironment,
+                     "cannot create a temporary folder for the code blocks: " +
+                         std::string(std::strerror(errno)),
+                     "check that TMPDIR (or /tmp) is writable");
+  }
+  setup.work_dir = work_dir;
   if (use_cache) setup.cache_dir = CacheDir() / "skill-check";
   return {};
 }

@@ -243,7 +243,16 @@ Expected<std::vector<SkillInstallResult>> InstallSkill(FileSystem& fs,
     if (agents.empty()) agents.push_back(SkillAgent::kClaude);
     const fs::path base = request.global ? request.user_home : request.project_dir;
     for (SkillAgent agent : agents) {
-      targets.emplace_back(SkillAgentName(agent), SkillDestination(agent, request.global, base));
+      const fs::path dir = SkillDestination(agent, request.global, base);
+      // A repository may hold .claude (or .claude/skills, ...) as a link to
+      // anywhere: in a project, every folder down to the skill's is checked.
+      // Your home's own links (--global) and --dest are yours, and followed.
+      if (!request.global) {
+        auto kind = KindBelow(fs, base, dir.lexically_relative(base));
+        if (!kind) return kind.error();
+        if (*kind == FileKind::kSymlink) return ThroughSymlinkError(dir, dir);
+      }
+      targets.emplace_back(SkillAgentName(agent), dir);
     }
   }
 
