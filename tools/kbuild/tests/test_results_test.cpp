@@ -59,6 +59,23 @@ TEST(TestResults, CountsCompleteLinesThatAreNotRecords) {
   EXPECT_EQ(parsed.bad_lines, 2);
 }
 
+// The project's test binary writes these records: a key of the wrong type, or
+// a record nested thousands of levels deep, is a line that is not a record,
+// never an exception or a stack overflow.
+TEST(TestResults, RecordsOfTheWrongShapeAreBadLinesNotCrashes) {
+  const std::string wrong_types =
+      R"({"schema": "kbuild-harness-test/1", "test": 1, "case": [], "verdict": {}, )"
+      R"("reason": 2, "message": null, "dtype": false})";
+  const std::string deep = std::string(200000, '[') + std::string(200000, ']');
+  const std::string text = std::string("{\"schema\": 1}\n") + deep + "\n" + wrong_types + "\n";
+  const auto parsed = ParseTestJsonLines(text, "T.x");
+  EXPECT_EQ(parsed.bad_lines, 2);
+  ASSERT_EQ(parsed.cases.size(), 1u);
+  EXPECT_FALSE(parsed.cases[0].passed);
+  EXPECT_EQ(parsed.cases[0].test, "");
+  EXPECT_EQ(parsed.cases[0].reason, "fail");
+}
+
 TEST(TestResults, SummaryLineIsTheExactPhrase) {
   auto cases = ParseTestJsonLines(std::string(kPass) + "\n" + kFail + "\n" + kPass + "\n", "T.x");
   const TestSummary s = Summarize(cases.cases, 1);

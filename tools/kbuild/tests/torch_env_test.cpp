@@ -15,7 +15,7 @@ constexpr const char* kProbeAnswer =
 
 struct World {
   std::map<std::string, std::string> env;
-  std::map<std::string, std::string> on_path;  // program -> path
+  std::map<std::string, std::string> on_path;              // program -> path
   std::optional<std::filesystem::path> installed_bin_dir;  // kbuild run from an install
 
   TorchSearch Search() const {
@@ -69,6 +69,27 @@ TEST(TorchEnv, FoundThroughPythonOnPathAndCached) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->torch_dir, "/venv/lib/torch");
   EXPECT_EQ(runner.calls.size(), 1u);
+}
+
+// build/torch-env.json is a file in the project: one with keys of the wrong
+// type, or nested deep enough to overflow a recursive dump, is not used (python
+// is asked again and the cache rewritten), never a crash.
+TEST(TorchEnv, AHostileCacheIsIgnoredAndRewritten) {
+  World world;
+  world.on_path["python3"] = "/venv/bin/python3";
+  FakeProcessRunner runner(
+      [](const std::vector<std::string>&, const RunOptions&) { return Answer(0, kProbeAnswer); });
+  const std::string deep = std::string(300000, '[') + std::string(300000, ']');
+  for (const std::string& cache :
+       {std::string(R"({"key": 1, "torch": {"version": 2, "torch_dir": "/x"}})"),
+        R"({"key": 1, "torch": {"version": "2", "torch_dir": "/x", "z": )" + deep + "}}"}) {
+    MemoryFileSystem fs;
+    ASSERT_TRUE(fs.Write("/p/build/torch-env.json", cache).ok());
+    auto env = DiscoverTorch(fs, runner, world.Search());
+    ASSERT_TRUE(env.ok()) << env.error().message;
+    EXPECT_EQ(env->version, "2.11.0+cu130");
+    EXPECT_NE(*fs.Read("/p/build/torch-env.json"), cache);
+  }
 }
 
 TEST(TorchEnv, FallsBackToProjectVenvWhenPythonOnPathHasNoTorch) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/json_fields.h"
 #include "core/text_table.h"
 
 namespace kb {
@@ -11,13 +12,13 @@ Expected<BenchBaseline> LoadBenchBaseline(const FileSystem& fs,
   auto text = fs.ReadAtMost(before_file, kMaxResultsBytes);
   if (!text) {
     // The reason (missing, a FIFO, over the size limit) stays in the message.
-    Error e = MakeError(ExitCode::kUsage,
-                        "cannot read --compare file " + before_file.string() + ": " +
-                            text.error().message,
-                        "pass a results file of an earlier run, e.g. results/latest.json");
+    Error e = MakeError(
+        ExitCode::kUsage,
+        "cannot read --compare file " + before_file.string() + ": " + text.error().message,
+        "pass a results file of an earlier run, e.g. results/latest.json");
     return e;
   }
-  auto before = nlohmann::json::parse(*text, nullptr, false);
+  auto before = ParseUntrustedJson(*text);
   if (before.is_discarded()) {
     Error e = MakeError(ExitCode::kUsage, "--compare file is not valid JSON",
                         "pass a results file of an earlier run, e.g. results/latest.json");

@@ -89,7 +89,7 @@ double BenchRow::SpeedupVs(const std::string& name) const {
 }
 
 Expected<BenchTable> ParseBenchDocument(const nlohmann::json& doc) {
-  if (!doc.is_object() || doc.value("schema", "") != "kbuild-harness-bench/1" ||
+  if (!doc.is_object() || StringOr(doc, "schema") != "kbuild-harness-bench/1" ||
       !doc.contains("cases") || !doc["cases"].is_array()) {
     return MakeError(ExitCode::kInternal,
                      "the benchmark results are not a kbuild-harness-bench/1 document",

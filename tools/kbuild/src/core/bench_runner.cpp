@@ -1,5 +1,6 @@
 #include "core/bench_runner.h"
 
+#include "core/json_fields.h"
 #include "core/process_outcome.h"
 
 namespace kb {
@@ -47,7 +48,7 @@ Expected<BenchRunOutcome> RunBenchmarks(FileSystem& fs, ProcessRunner& runner,
     return e;
   }
   auto text = fs.ReadAtMost(o.json_file, kMaxResultsBytes);
-  const auto doc = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+  const auto doc = text ? ParseUntrustedJson(*text) : nlohmann::json();
   if (!doc.is_object()) {
     Error e = MakeError(
         ExitCode::kCheckFailed,
@@ -77,10 +78,11 @@ std::vector<std::string> LaunchCountWarnings(const nlohmann::json& document,
                    const std::string& what, const char* env) {
     if (!asked) return;
     for (const auto& c : document["cases"]) {
-      if (c.value(key, *asked) == *asked) continue;
+      const double ran = NumberOr(c, key, *asked);
+      if (ran == *asked) continue;
       warnings.push_back("asked for " + flag + " " + std::to_string(*asked) + " but the harness " +
-                         what + " " + std::to_string(c.value(key, 0)) + " (it does not read " +
-                         env + ")");
+                         what + " " + std::to_string(static_cast<long long>(ran)) +
+                         " (it does not read " + env + ")");
       return;
     }
   };

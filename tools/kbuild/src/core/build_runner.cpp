@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/compiler_errors.h"
+#include "core/json_fields.h"
 #include "core/report.h"
 
 namespace kb {
@@ -40,7 +41,7 @@ nlohmann::json CmakeKey(const BuildRequest& r) {
 std::string StaleReason(const FileSystem& fs, const BuildRequest& r) {
   if (!fs.Exists(r.paths.cmake_key)) return "";
   auto text = fs.Read(r.paths.cmake_key);
-  nlohmann::json old = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+  nlohmann::json old = text ? ParseUntrustedJson(*text) : nlohmann::json();
   if (old.is_object() && old.contains("cmake_dir") && old["cmake_dir"] != r.paths.cmake.string()) {
     const std::string dir = old["cmake_dir"].is_string() ? old["cmake_dir"].get<std::string>() : "";
     return "build/cmake was configured in another folder (" + dir +

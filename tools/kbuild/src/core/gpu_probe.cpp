@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/json_fields.h"
 #include "core/report.h"
 #include "core/sha256.h"
 #include "kbuild/harness/physics.h"
@@ -25,8 +26,8 @@ double Fp32PeakTflops(const GpuInfo& g) {
 // one its impossibility check uses).
 double DramGbps(const nlohmann::json& device) {
   harness::GpuClockFacts facts;
-  facts.memory_clock_khz = device.value("memory_clock_khz", 0.0);
-  facts.memory_bus_bits = device.value("memory_bus_bits", 0);
+  facts.memory_clock_khz = NumberOr(device, "memory_clock_khz");
+  facts.memory_bus_bits = static_cast<int>(NumberOr(device, "memory_bus_bits"));
   return harness::TheoreticalDramGbps(facts);
 }
 
@@ -51,8 +52,7 @@ nlohmann::json GpuInfoToJson(const GpuInfo& g) {
 
 Expected<GpuProbeResult> ParseGpuProbeOutput(const std::string& output) {
   const size_t start = output.find('{');
-  const auto doc =
-      nlohmann::json::parse(start == std::string::npos ? "" : output.substr(start), nullptr, false);
+  const auto doc = ParseUntrustedJson(start == std::string::npos ? "" : output.substr(start));
   if (!doc.is_object() || !doc.contains("devices") || !doc["devices"].is_array()) {
     Error e = MakeError(ExitCode::kInternal, "the GPU probe printed something unexpected",
                         "delete the cached probe (KBUILD_CACHE_DIR/gpu_probe-*) and run kbuild "
@@ -61,21 +61,22 @@ Expected<GpuProbeResult> ParseGpuProbeOutput(const std::string& output) {
     return e;
   }
   GpuProbeResult r;
-  r.driver_cuda_version = doc.value("driver_cuda_version", "");
-  r.error = doc.value("error", "");
-  for (const auto& d : doc["devices"]) {
+  r.driver_cuda_version = StringOr(doc, "driver_cuda_version");
+  r.error = StringOr(doc, "error");
+  for (const auto& d : ArrayAt(doc, "devices")) {
     GpuInfo g;
-    g.index = d.value("index", 0);
-    g.name = d.value("name", "");
-    g.uuid = d.value("uuid", "");
-    g.capability = d.value("capability", "");
-    g.sm_count = d.value("sm_count", 0);
-    g.l2_bytes = d.value("l2_bytes", 0LL);
-    g.shared_mem_per_block_optin = d.value("shared_mem_per_block_optin", 0LL);
-    g.memory_bytes = d.value("memory_bytes", 0LL);
-    g.memory_bus_bits = d.value("memory_bus_bits", 0);
+    g.index = static_cast<int>(NumberOr(d, "index"));
+    g.name = StringOr(d, "name");
+    g.uuid = StringOr(d, "uuid");
+    g.capability = StringOr(d, "capability");
+    g.sm_count = static_cast<int>(NumberOr(d, "sm_count"));
+    g.l2_bytes = static_cast<long long>(NumberOr(d, "l2_bytes"));
+    g.shared_mem_per_block_optin =
+        static_cast<long long>(NumberOr(d, "shared_mem_per_block_optin"));
+    g.memory_bytes = static_cast<long long>(NumberOr(d, "memory_bytes"));
+    g.memory_bus_bits = static_cast<int>(NumberOr(d, "memory_bus_bits"));
     g.theoretical_gbps = DramGbps(d);
-    g.sm_clock_khz = d.value("sm_clock_khz", 0);
+    g.sm_clock_khz = static_cast<int>(NumberOr(d, "sm_clock_khz"));
     g.fp32_tflops = Fp32PeakTflops(g);
     if (d.contains("copy_gbps") && d["copy_gbps"].is_number() && d["copy_gbps"].get<double>() > 0) {
       g.copy_gbps = d["copy_gbps"].get<double>();
@@ -117,8 +118,8 @@ std::optional<double> CachedCopyBandwidth(const FileSystem& fs, const fs::path& 
                                           const GpuInfo& gpu) {
   auto text = fs.ReadAtMost(GpuCacheFile(cache_dir, gpu.uuid), kMaxResultsBytes);
   if (!text) return std::nullopt;
-  const auto doc = nlohmann::json::parse(*text, nullptr, false);
-  if (!doc.is_object() || doc.value("name", "") != gpu.name || !doc["copy_gbps"].is_number()) {
+  const auto doc = ParseUntrustedJson(*text);
+  if (!doc.is_object() || StringOr(doc, "name") != gpu.name || !doc["copy_gbps"].is_number()) {
     return std::nullopt;
   }
   return doc["copy_gbps"].get<double>();

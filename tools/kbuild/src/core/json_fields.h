@@ -1,13 +1,51 @@
-// Reading fields of documents other programs wrote (the harness's benchmark document, the peer
-// worker's results): a missing key, or one of another type, reads as the fallback instead of
-// throwing as nlohmann::json::value does.
+// Reading documents other programs wrote (the harness's benchmark document, the peer
+// worker's results, records a resumed run reads back): parsed with a bound on nesting, and a
+// missing key, or one of another type, reads as the fallback instead of throwing as
+// nlohmann::json::value does.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 namespace kb {
+
+// kbuild's own documents nest a handful of levels.
+inline constexpr int kMaxJsonNesting = 64;
+
+// How deeply `text`'s arrays and objects nest; brackets inside strings do not count.
+inline int JsonNesting(std::string_view text) {
+  int depth = 0;
+  int deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;  // the escaped character, '"' included
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// Json::parse(text, nullptr, false): a discarded value when `text` is not JSON, and also when
+// it nests deeper than kMaxJsonNesting. nlohmann's dump() and comparisons recurse, so a few
+// hundred KB of '[' in a record would overflow the stack when it is printed or compared.
+template <typename Json = nlohmann::json>
+Json ParseUntrustedJson(std::string_view text) {
+  if (JsonNesting(text) > kMaxJsonNesting) return Json(Json::value_t::discarded);
+  return Json::parse(text, nullptr, /*allow_exceptions=*/false);
+}
 
 // A finite number at `key` of `object`, else `fallback`.
 inline double NumberOr(const nlohmann::json& object, const char* key, double fallback = 0) {
@@ -24,6 +62,13 @@ inline std::string StringOr(const nlohmann::json& object, const char* key,
   if (!object.is_object()) return fallback;
   const auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+// A bool at `key` of `object`, else `fallback`.
+inline bool BoolOr(const nlohmann::json& object, const char* key, bool fallback) {
+  if (!object.is_object()) return fallback;
+  const auto it = object.find(key);
+  return it != object.end() && it->is_boolean() ? it->get<bool>() : fallback;
 }
 
 // The object at `key` of `object`, else an empty object.

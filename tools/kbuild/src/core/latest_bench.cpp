@@ -21,7 +21,7 @@ LatestBenchRead ReadLatestBench(const FileSystem& fs, const std::filesystem::pat
     read.problem = std::string(kLatestBenchFile) + ": " + text.error().message;
     return read;
   }
-  const auto doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  const auto doc = ParseUntrustedJson(*text);
   if (doc.is_discarded()) {
     read.problem = std::string(kLatestBenchFile) + " is not valid JSON";
     return read;

@@ -171,7 +171,7 @@ Status AppendAttempt(FileSystem& fs, const std::filesystem::path& path, const At
       AttemptJson(attempt).dump(-1, ' ', false, Json::error_handler_t::replace);
   return AppendHistoryLine(fs, path, line, [](std::string_view text) {
     std::string problem;
-    const Json last = Json::parse(text, nullptr, false);
+    const Json last = ParseUntrustedJson<Json>(text);
     return !last.is_discarded() && AttemptFromJson(last, &problem).has_value();
   });
 }
@@ -182,7 +182,7 @@ Expected<OptimizeHistory> ReadAttempts(const FileSystem& fs, const std::filesyst
   OptimizeHistory history;
   for (const JsonLine& line : HistoryLines(*text)) {
     std::string problem = "not a JSON object";
-    const Json json = Json::parse(line.text, nullptr, false);
+    const Json json = ParseUntrustedJson<Json>(line.text);
     std::optional<Attempt> attempt;
     if (!json.is_discarded()) attempt = AttemptFromJson(json, &problem);
     if (!attempt) {

@@ -143,7 +143,7 @@ std::optional<AttemptCost> ReadCostFile(const FileSystem& fs, const fs::path& pa
                                         std::string* warning) {
   if (fs.KindOf(path) == FileKind::kMissing) return std::nullopt;
   auto text = fs.ReadAtMost(path, kMaxCostFileBytes);
-  const nlohmann::json doc = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+  const nlohmann::json doc = text ? ParseUntrustedJson(*text) : nlohmann::json();
   if (!doc.is_object()) {
     *warning = path.string() + ": not a JSON object; the attempt's cost is unknown";
     return std::nullopt;

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "core/json_fields.h"
 #include "core/message_text.h"
 #include "core/optimize_history.h"
 #include "core/report.h"
@@ -151,7 +152,7 @@ class OptimizeRun {
     auto text = fs_.ReadAtMost(path, kMaxResultsBytes);
     if (!text) return std::nullopt;
     std::string problem;
-    auto planned = AttemptFromJson(nlohmann::json::parse(*text, nullptr, false), &problem);
+    auto planned = AttemptFromJson(ParseUntrustedJson(*text), &problem);
     if (!planned || planned->candidate.id != id) return std::nullopt;
     auto loaded = Load(planned->candidate);
     if (!loaded) return std::nullopt;  // incomplete: propose again

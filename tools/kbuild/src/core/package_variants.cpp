@@ -79,7 +79,7 @@ Expected<VerifiedVariant> ReadVerifiedVariant(const FileSystem& fs, const fs::pa
     return VariantError(ExitCode::kUsage, dir / "metadata.json",
                         "the variant has no metadata.json");
   }
-  const auto doc = nlohmann::json::parse(metadata->second, nullptr, /*allow_exceptions=*/false);
+  const auto doc = ParseUntrustedJson(metadata->second);
   const nlohmann::json recorded = ObjectAt(ObjectAt(doc, "digest"), "files");
   if (!doc.is_object() || StringOr(ObjectAt(doc, "digest"), "algorithm") != "sha256" ||
       recorded.empty()) {

@@ -233,7 +233,7 @@ Expected<PeerResults> ReadPeerResults(const FileSystem& fs, const std::filesyste
   if (kind != FileKind::kRegular) return NotRegularFileError(path, kind);
   auto text = fs.ReadAtMost(path, kMaxPeerResultsBytes);
   if (!text) return text.error();
-  const auto doc = nlohmann::json::parse(*text, nullptr, false);
+  const auto doc = ParseUntrustedJson(*text);
   if (doc.is_discarded()) {
     return located(
         MakeError(ExitCode::kInternal, "the peer results are not valid JSON", kWorkerHint));

@@ -42,7 +42,7 @@ Expected<QueueSetup> ReadQueueSetup(const FileSystem& fs, const fs::path& queue_
   }
   auto text = fs.ReadAtMost(path, kMaxConfigBytes);
   if (!text) return text.error();
-  const nlohmann::json config = nlohmann::json::parse(*text, nullptr, false);
+  const nlohmann::json config = ParseUntrustedJson(*text);
   if (!config.is_object()) return refuse("config.json is not a JSON object");
   QueueSetup setup;
   setup.bench_filter = StringOr(config, "bench_filter");

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/json_fields.h"
 #include "core/kbuild_home.h"
 #include "core/message_text.h"
 #include "core/report.h"
@@ -61,7 +62,7 @@ Expected<Digests> ReadManifest(const FileSystem& fs, const fs::path& dir) {
     e.hint = ManifestError(file, "").hint;
     return e;
   }
-  auto doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  auto doc = ParseUntrustedJson(*text);
   if (!doc.is_object() || !doc.contains("files") || !doc["files"].is_object()) {
     return ManifestError(file, "the install manifest is not valid");
   }

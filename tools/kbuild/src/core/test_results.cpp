@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "core/json_fields.h"
 #include "core/text_table.h"
 
 namespace kb {
@@ -26,18 +27,18 @@ std::string ShapeText(const nlohmann::json& shape) {
 }
 
 std::optional<TestCaseResult> FromRecord(const nlohmann::json& j, const std::string& gtest) {
-  if (!j.is_object() || j.value("schema", "") != "kbuild-harness-test/1") return std::nullopt;
+  if (!j.is_object() || StringOr(j, "schema") != "kbuild-harness-test/1") return std::nullopt;
   TestCaseResult r;
   r.gtest = gtest;
-  r.test = j.value("test", "");
-  r.case_name = j.value("case", "");
+  r.test = StringOr(j, "test");
+  r.case_name = StringOr(j, "case");
   r.shape = ShapeText(j.value("shape", nlohmann::json()));
-  r.dtype = j.value("dtype", "");
-  r.passed = j.value("verdict", "") == "pass";
-  r.skipped = j.value("verdict", "") == "skip";  // a huge case without the device memory
-  r.reason = j.value("reason", "");
+  r.dtype = StringOr(j, "dtype");
+  r.passed = StringOr(j, "verdict") == "pass";
+  r.skipped = StringOr(j, "verdict") == "skip";  // a huge case without the device memory
+  r.reason = StringOr(j, "reason");
   if (!r.passed && !r.skipped && r.reason.empty()) r.reason = "fail";
-  r.message = j.value("message", "");
+  r.message = StringOr(j, "message");
   r.max_abs_error = Number(j, "max_abs_error");
   r.rel_l2_error = Number(j, "rel_l2_error");
   r.atol = Number(j, "atol");
@@ -65,7 +66,7 @@ ParsedTestLines ParseTestJsonLines(const std::string& text, const std::string& g
     const std::string line = text.substr(start, end - start);
     start = end + 1;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const auto j = nlohmann::json::parse(line, nullptr, false);
+    const auto j = ParseUntrustedJson(line);
     if (auto r = j.is_discarded() ? std::nullopt : FromRecord(j, gtest)) {
       out.cases.push_back(*r);
     } else if (complete) {
@@ -132,21 +133,21 @@ nlohmann::json TestCaseToJson(const TestCaseResult& r) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
   };
   nlohmann::json j = {{"gtest", r.gtest},
-          {"test", r.test},
-          {"case", r.case_name},
-          {"shape", r.shape},
-          {"dtype", r.dtype},
-          {"verdict", r.skipped            ? "skipped"
-                      : r.expected_failure ? "expected_fail"
-                      : r.passed           ? "pass"
-                                           : "fail"},
-          {"reason", r.reason},
-          {"message", r.message},
-          {"max_abs_error", opt(r.max_abs_error)},
-          {"rel_l2_error", opt(r.rel_l2_error)},
-          {"atol", opt(r.atol)},
-          {"rtol", opt(r.rtol)},
-          {"seed", r.seed ? nlohmann::json(*r.seed) : nlohmann::json(nullptr)}};
+                      {"test", r.test},
+                      {"case", r.case_name},
+                      {"shape", r.shape},
+                      {"dtype", r.dtype},
+                      {"verdict", r.skipped            ? "skipped"
+                                  : r.expected_failure ? "expected_fail"
+                                  : r.passed           ? "pass"
+                                                       : "fail"},
+                      {"reason", r.reason},
+                      {"message", r.message},
+                      {"max_abs_error", opt(r.max_abs_error)},
+                      {"rel_l2_error", opt(r.rel_l2_error)},
+                      {"atol", opt(r.atol)},
+                      {"rtol", opt(r.rtol)},
+                      {"seed", r.seed ? nlohmann::json(*r.seed) : nlohmann::json(nullptr)}};
   harness::AddProvenanceJson(j, r.provenance);
   return j;
 }

@@ -4,6 +4,7 @@
 #include <system_error>
 #include <vector>
 
+#include "core/json_fields.h"
 #include "core/report.h"
 
 namespace kb {
@@ -100,7 +101,7 @@ std::optional<TorchEnv> ReadCache(const FileSystem& fs, const TorchSearch& searc
   if (!search.cache_file || !fs.Exists(*search.cache_file)) return std::nullopt;
   auto text = fs.ReadAtMost(*search.cache_file, kMaxResultsBytes);
   if (!text) return std::nullopt;
-  const auto doc = nlohmann::json::parse(*text, nullptr, false);
+  const auto doc = ParseUntrustedJson(*text);
   if (!doc.is_object() || !doc.contains("key") || !doc.contains("torch")) return std::nullopt;
   auto env = ParseTorchProbeOutput(doc["torch"].dump(), python);
   if (!env || doc["key"] != CacheKey(search, python, env->torch_dir)) return std::nullopt;
@@ -148,7 +149,7 @@ Expected<TorchEnv> ParseTorchProbeOutput(const std::string& output, const fs::pa
   // Imports may print warnings first: the answer is the last line that is a JSON object.
   const size_t start = output.rfind("\n{");
   const std::string line = output.substr(start == std::string::npos ? 0 : start + 1);
-  const auto doc = nlohmann::json::parse(line, nullptr, false);
+  const auto doc = ParseUntrustedJson(line);
   if (!doc.is_object() || !doc.contains("version") || !doc.contains("torch_dir")) {
     return MakeError(
         ExitCode::kEnvironment,
@@ -156,11 +157,11 @@ Expected<TorchEnv> ParseTorchProbeOutput(const std::string& output, const fs::pa
         "run: " + python.string() + " -c \"import torch; print(torch.__version__)\"");
   }
   TorchEnv env;
-  env.version = doc.value("version", "");
-  env.cuda = doc["cuda"].is_string() ? doc["cuda"].get<std::string>() : "";
-  env.cxx11_abi = doc.value("cxx11_abi", true);
-  env.torch_dir = doc.value("torch_dir", "");
-  env.cmake_prefix_path = doc.value("cmake_prefix_path", "");
+  env.version = StringOr(doc, "version");
+  env.cuda = StringOr(doc, "cuda");
+  env.cxx11_abi = BoolOr(doc, "cxx11_abi", true);
+  env.torch_dir = StringOr(doc, "torch_dir");
+  env.cmake_prefix_path = StringOr(doc, "cmake_prefix_path");
   env.python = python;
   env.found_by = "python";
   return env;

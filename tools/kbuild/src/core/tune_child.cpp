@@ -21,7 +21,7 @@ constexpr int kEnvironmentExit = 4;
 std::string FirstLine(const std::string& text) { return OneLine(text.substr(0, text.find('\n'))); }
 
 Json ParseOrNull(std::string_view text) {
-  Json doc = Json::parse(text, nullptr, false);
+  Json doc = ParseUntrustedJson<Json>(text);
   return doc.is_discarded() || !doc.is_object() ? Json() : doc;
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/history_lines.h"
+#include "core/json_fields.h"
 #include "core/macro_defines.h"
 #include "core/message_text.h"
 #include "core/work_queue.h"
@@ -137,7 +138,7 @@ std::optional<TuneEvaluation> ParseRecord(const Json& line, std::string* problem
 }  // namespace
 
 std::optional<TuneEvaluation> ParseHistoryLine(std::string_view text, std::string* problem) {
-  const Json line = Json::parse(text, nullptr, false);
+  const Json line = ParseUntrustedJson<Json>(text);
   if (line.is_discarded()) {
     *problem = "not valid JSON";
     return std::nullopt;

@@ -122,7 +122,7 @@ std::optional<json> WorkQueue::ReadRecord(const stdfs::path& p, std::uintmax_t l
     Skip(p, text.error().message);
     return std::nullopt;
   }
-  json record = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  json record = ParseUntrustedJson(*text);
   if (!record.is_object()) {
     Skip(p, record.is_discarded() ? "malformed JSON" : "not a JSON object");
     return std::nullopt;

@@ -1,0 +1,39 @@
+// Documents other programs wrote: nesting is bounded before parsing (nlohmann's
+// dump() and comparisons recurse), and fields of the wrong type read as the fallback.
+#include "core/json_fields.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace kb {
+namespace {
+
+TEST(JsonFields, NestingCountsBracketsOutsideStringsOnly) {
+  EXPECT_EQ(JsonNesting(R"({"a": [1, {"b": []}]})"), 4);
+  EXPECT_EQ(JsonNesting(R"({"a": "[[[[{{{{"})"), 1);
+  EXPECT_EQ(JsonNesting(R"({"a": "\"[[[", "b": [[]]})"),
+            3);  // an escaped quote stays in the string
+  EXPECT_EQ(JsonNesting("7"), 0);
+}
+
+TEST(JsonFields, UntrustedJsonDeeperThanTheBoundIsDiscarded) {
+  const auto nested = [](int depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  EXPECT_FALSE(ParseUntrustedJson(nested(kMaxJsonNesting)).is_discarded());
+  EXPECT_TRUE(ParseUntrustedJson(nested(kMaxJsonNesting + 1)).is_discarded());
+  EXPECT_TRUE(ParseUntrustedJson(nested(1000000)).is_discarded());
+  EXPECT_TRUE(ParseUntrustedJson("{not json").is_discarded());
+  EXPECT_EQ(ParseUntrustedJson<nlohmann::ordered_json>(R"({"b": 1, "a": 2})").begin().key(), "b");
+}
+
+TEST(JsonFields, FieldsOfTheWrongTypeReadAsTheFallback) {
+  const auto doc = nlohmann::json::parse(R"({"s": 1, "n": "x", "b": 0, "ok": true})");
+  EXPECT_EQ(StringOr(doc, "s", "none"), "none");
+  EXPECT_EQ(NumberOr(doc, "n", -1), -1);
+  EXPECT_TRUE(BoolOr(doc, "b", true));
+  EXPECT_TRUE(BoolOr(doc, "ok", false));
+  EXPECT_EQ(StringOr(nlohmann::json::array(), "s", "none"), "none");
+}
+
+}  // namespace
+}  // namespace kb
