@@ -155,6 +155,23 @@ TEST(TuneSpace, FiltersAreReadAndChecked) {
   EXPECT_TRUE(bad_regex.error().Located().starts_with(
       "kbuild.toml:2:16: 'bench-filter' is not a valid regular expression: "))
       << bad_regex.error().Located();
+  // std::regex compiles by recursion: 100,000 nested groups overflowed the stack.
+  const std::string deep = std::string(100000, '(') + "a" + std::string(100000, ')');
+  const std::string too_deep = std::string(17, '(') + "a" + std::string(17, ')');
+  for (const std::string& pattern : {deep, too_deep, std::string(1001, 'a')}) {
+    ExpectError(WithParams("A = [1]\n", "bench-filter = \"" + pattern + "\"\n"),
+                "kbuild.toml:2:16: 'bench-filter' is longer than 1000 characters or nests groups "
+                "deeper than 16",
+                "name the cases to rank on, e.g. \"^rms_norm/(2048|32768)x4096 \"");
+  }
+  // 16 groups, a '(' in a class and an escaped one ("\\\\(" in TOML): accepted.
+  const std::string nested = std::string(16, '(') + "a[(]\\(" + std::string(16, ')');
+  auto accepted =
+      ParseTuneSpace(WithParams("A = [1]\n", "bench-filter = \"" + std::string(16, '(') +
+                                                 "a[(]\\\\(" + std::string(16, ')') + "\"\n"),
+                     "kbuild.toml");
+  ASSERT_TRUE(accepted.ok()) << accepted.error().Located();
+  EXPECT_EQ(accepted->bench_filter, nested);
   ExpectError(WithParams("A = [1]\n", "test-filter = \"RmsNorm.* RowPlan.*\"\n"),
               "kbuild.toml:2:15: 'test-filter' holds a space or control character",
               "a GoogleTest pattern has none: 'Suite.Test' names, '*' and '?', joined by ':', "
@@ -164,11 +181,18 @@ TEST(TuneSpace, FiltersAreReadAndChecked) {
 TEST(TuneSpace, ParameterNamesAreMacroNames) {
   ExpectError(WithParams("BLOCK-THREADS = [1]\n"),
               "kbuild.toml:3:1: invalid parameter name 'BLOCK-THREADS' in [tune.params]: use a C "
-              "identifier (letters, digits and '_', not starting with a digit)",
+              "identifier (letters, digits and '_', not starting with a digit) of at most 64 "
+              "characters",
               "parameters become macros (-DNAME=VALUE), e.g. BLOCK_THREADS");
   ExpectError(WithParams("2D = [1]\n"),
               "kbuild.toml:3:1: invalid parameter name '2D' in [tune.params]: use a C identifier "
-              "(letters, digits and '_', not starting with a digit)",
+              "(letters, digits and '_', not starting with a digit) of at most 64 characters",
+              "parameters become macros (-DNAME=VALUE), e.g. BLOCK_THREADS");
+  // What kbuild build --define refuses, kbuild.toml refuses at its line.
+  ExpectError(WithParams(std::string(65, 'N') + " = [1]\n"),
+              "kbuild.toml:3:1: invalid parameter name '" + std::string(65, 'N') +
+                  "' in [tune.params]: use a C identifier (letters, digits and '_', not starting "
+                  "with a digit) of at most 64 characters",
               "parameters become macros (-DNAME=VALUE), e.g. BLOCK_THREADS");
   ExpectError(WithParams("__X = [1]\n"),
               "kbuild.toml:3:1: parameter name '__X' is reserved: names starting with '__' belong "
@@ -205,6 +229,10 @@ TEST(TuneSpace, ParameterValuesAreCheckedOneByOne) {
               "identifiers are C names: letters, digits and '_', not starting with a digit");
   ExpectError(WithParams("A = [16, 2, 0x10]\n"),
               "kbuild.toml:3:13: tune.params.A[2]: duplicate value 16", "list each value once");
+  ExpectError(WithParams("A = [\"" + std::string(80, 'V') + "\"]\n"),
+              "kbuild.toml:3:6: tune.params.A[0]: '" + std::string(80, 'V') +
+                  "' is longer than 64 characters",
+              "a variant passes it as -DA=VALUE, as kbuild build --define does");
   ExpectError(WithParams("A = [1, \"x\"]\n"),
               "kbuild.toml:3:9: tune.params.A[1]: mixes integers and identifiers",
               "give each parameter values of one kind");

@@ -9,8 +9,6 @@ namespace kb {
 
 namespace {
 
-constexpr std::size_t kMaxDefineText = 64;
-
 Error BadDefine(const std::string& arg, const std::string& why) {
   return MakeError(ExitCode::kUsage, "--define '" + CutForMessage(arg) + "': " + why,
                    "write --define NAME=VALUE, NAME a C identifier and VALUE an integer or an "
@@ -28,11 +26,11 @@ Expected<std::vector<MacroDefine>> ParseMacroDefines(const std::vector<std::stri
     const std::size_t eq = arg.find('=');
     if (eq == std::string::npos) return BadDefine(arg, "no '=' between the name and the value");
     std::string name = arg.substr(0, eq), value = arg.substr(eq + 1);
-    if (name.size() > kMaxDefineText || !std::regex_match(name, kName)) {
+    if (name.size() > kMaxMacroDefineChars || !std::regex_match(name, kName)) {
       return BadDefine(arg, "the name is not a C identifier of at most 64 characters");
     }
     if (name.rfind("__", 0) == 0) return BadDefine(arg, "names starting with '__' are reserved");
-    if (value.size() > kMaxDefineText || !std::regex_match(value, kValue)) {
+    if (value.size() > kMaxMacroDefineChars || !std::regex_match(value, kValue)) {
       return BadDefine(arg, "the value is not an integer or identifier of at most 64 characters");
     }
     if (!seen.insert(name).second) return BadDefine(arg, "'" + name + "' is defined twice");

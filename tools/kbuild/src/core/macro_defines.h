@@ -6,6 +6,7 @@
 // as more than one token.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +16,9 @@
 namespace kb {
 
 using MacroDefine = std::pair<std::string, std::string>;  // (NAME, VALUE)
+
+// The longest NAME, and the longest VALUE, a define may have.
+inline constexpr std::size_t kMaxMacroDefineChars = 64;
 
 // Each "NAME=VALUE" checked; a name given twice is an error (the last would
 // silently win otherwise). Exit 2 with the offending text.

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <utility>
 
+#include "core/macro_defines.h"
 #include "core/message_text.h"
 #include "core/sha256.h"
 #include "core/suggest.h"
@@ -22,6 +23,32 @@ namespace kb {
 namespace {
 
 constexpr const char* kParamsExample = "[tune.params] with BLOCK_THREADS = [128, 256, 512]";
+// A bench-filter names a few cases; these bounds keep std::regex's recursion shallow.
+constexpr size_t kMaxBenchFilterChars = 1000;
+constexpr int kMaxBenchFilterGroups = 16;
+
+// How deeply a regular expression's groups nest ('\(' and '[(]' are not groups).
+int GroupNesting(std::string_view pattern) {
+  int depth = 0;
+  int deepest = 0;
+  bool in_class = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '\\') {
+      ++i;
+    } else if (in_class) {
+      in_class = c != ']';
+    } else if (c == '[') {
+      in_class = true;
+      if (i + 1 < pattern.size() && pattern[i + 1] == ']') ++i;  // "[]...]": ']' is a member
+    } else if (c == '(') {
+      deepest = std::max(deepest, ++depth);
+    } else if (c == ')') {
+      --depth;
+    }
+  }
+  return deepest;
+}
 
 SourceLocation Where(const toml::source_region& region) {
   return {static_cast<int>(region.begin.line), static_cast<int>(region.begin.column)};
@@ -155,6 +182,16 @@ class TuneSpaceParser {
   std::string BenchFilter(const toml::table& tune) {
     const auto* value = Filter(tune, "bench-filter", "\"^gemm/4096x\"");
     if (value == nullptr) return {};
+    // std::regex compiles by recursion: a long or deeply nested pattern would
+    // overflow the stack here, or in the harness that matches it.
+    if (value->get().size() > kMaxBenchFilterChars ||
+        GroupNesting(value->get()) > kMaxBenchFilterGroups) {
+      Fail(Where(value->source()),
+           "'bench-filter' is longer than " + std::to_string(kMaxBenchFilterChars) +
+               " characters or nests groups deeper than " + std::to_string(kMaxBenchFilterGroups),
+           "name the cases to rank on, e.g. \"^rms_norm/(2048|32768)x4096 \"");
+      return {};
+    }
     try {
       std::regex check(value->get(), std::regex::extended);
     } catch (const std::regex_error& e) {
@@ -223,11 +260,12 @@ class TuneSpaceParser {
 
   bool CheckName(const std::string& name, SourceLocation at) {
     const std::string quoted = "'" + CutForMessage(name) + "'";
-    if (!IsCIdentifier(name)) {
+    if (!IsCIdentifier(name) || name.size() > kMaxMacroDefineChars) {
       Fail(at,
            "invalid parameter name " + quoted +
                " in [tune.params]: use a C identifier (letters, digits and '_', not "
-               "starting with a digit)",
+               "starting with a digit) of at most " +
+               std::to_string(kMaxMacroDefineChars) + " characters",
            "parameters become macros (-DNAME=VALUE), e.g. BLOCK_THREADS");
     } else if (name.starts_with("__") || name.starts_with("KBUILD_")) {
       Fail(
@@ -281,7 +319,12 @@ class TuneSpaceParser {
              at + "expected an integer or an identifier, found " + TypeName(element));
         continue;
       }
-      if (!values.empty() && integers != element.is_integer()) {
+      if (value.size() > kMaxMacroDefineChars) {
+        Fail(Where(element.source()),
+             at + "'" + CutForMessage(value) + "' is longer than " +
+                 std::to_string(kMaxMacroDefineChars) + " characters",
+             "a variant passes it as -D" + name + "=VALUE, as kbuild build --define does");
+      } else if (!values.empty() && integers != element.is_integer()) {
         Fail(Where(element.source()), at + "mixes integers and identifiers",
              "give each parameter values of one kind");
       } else if (std::find(values.begin(), values.end(), value) != values.end()) {
