@@ -130,7 +130,8 @@ void AddBuildCommand(CLI::App& app, const GlobalOptions& global, Invocation& inv
   sub->footer(
       "Output: build/<variant>/ (shared library, _ops.py, the Python package, metadata.json); "
       "build/cmake/ (generated CMake project); build/logs/build.log (full compiler output).\n"
-      "Exit codes: 0 built, 2 bad build.toml, 3 compile/link error (first error shown), "
+      "Exit codes: 0 built, 2 bad build.toml or a build/ that is or holds a symbolic link, 3 "
+      "compile/link error (first error shown), "
       "4 no torch or nvcc, 6 another kbuild is building this project (build/.kbuild.lock), "
       "130/143 stopped by Ctrl-C/SIGTERM.");
   sub->callback([&invocation, flags, &global] {
