@@ -10,6 +10,7 @@
 
 #include "commands/command.h"
 #include "core/kbuild_home.h"
+#include "core/private_folder.h"
 #include "core/queue_evaluator.h"
 #include "core/queue_setup.h"
 #include "core/report.h"
@@ -59,6 +60,20 @@ int RunWorkerCommand(const WorkerFlags& flags) {
   const fs::path scratch = flags.scratch.empty() ? fs::path(GetEnv("TMPDIR").value_or("/tmp")) /
                                                        ("kbuild-worker-" + name)
                                                  : fs::absolute(flags.scratch);
+  // The default names lie in a shared /tmp, where anyone may make them first.
+  if (flags.scratch.empty()) {
+    if (Status ok = EnsurePrivateFolder(scratch, "pass --scratch with a folder of yours"); !ok) {
+      return report.Fail(ok.error());
+    }
+  }
+  if (flags.stage_dir == kDefaultStageRoot) {
+    if (Status ok = EnsurePrivateFolder(kDefaultStageRoot,
+                                        "pass --stage-dir with a folder of "
+                                        "yours (the same for every role)");
+        !ok) {
+      return report.Fail(ok.error());
+    }
+  }
 
   ChildEvaluatorSetup child;
   child.run_dir = scratch;
