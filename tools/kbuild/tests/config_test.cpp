@@ -200,6 +200,26 @@ TEST(Config, TorchCxxFlagsAreRejectedLikeKernelBuilder) {
               "valid: src, include, pyext, minver, maxver");
 }
 
+// Flags reach CMake (which expands $ENV{...} and $<...>, and splits at ';') and nvcc (which
+// passes -D values through a shell): characters either reads specially are refused.
+TEST(Config, FlagsThatCMakeOrAShellWouldReadAreRefused) {
+  for (const std::string flag : {"-DK=$ENV{SECRET}", "-DX=$(touch /tmp/p)", "x>;$<1:-DINJ>",
+                                 "-DS=\\\"a\\\"", "-DQ=`id`", "-Dnl=\\n"}) {
+    const std::vector<Error> errors =
+        Errors(Edit("depends = [\"torch\"]\n",
+                    "depends = [\"torch\"]\ncuda-flags = [\"-O3\", \"" + flag + "\"]\n"));
+    ASSERT_EQ(errors.size(), 1u) << flag;
+    EXPECT_NE(errors[0].message.find("in 'cuda-flags' of [kernel.rmsnorm] holds"),
+              std::string::npos)
+        << errors[0].Located();
+    EXPECT_EQ(errors[0].column, 22) << "at the second flag: " << flag;
+  }
+  EXPECT_TRUE(Errors(Edit("depends = [\"torch\"]\n",
+                          "depends = [\"torch\"]\ncxx-flags = [\"-DBLOCK=256\", "
+                          "\"-Xcompiler=-Wall,-Wextra\", \"-std=c++17\"]\n"))
+                  .empty());
+}
+
 TEST(Config, WrongTypeAtTheValue) {
   const Error e = OnlyError(Edit("version = 1", "version = \"1\""));
   ExpectError(e, "build.toml:4:11: 'version' must be an integer, found string",

@@ -6,10 +6,12 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <utility>
 
 #include "core/config_schema.h"
+#include "core/message_text.h"
 #include "core/source_paths.h"
 #include "core/suggest.h"
 
@@ -218,6 +220,29 @@ class ConfigParser {
     }
   }
 
+  // Compiler flags reach CMake (which expands $ENV{...}, $<...> and splits at ';') and
+  // nvcc, which hands -D values to a shell: each flag keeps to characters none of them
+  // reads specially.
+  void CheckFlags(std::string_view key, const std::string& table_name,
+                  const std::vector<std::string>& flags, const std::vector<SourceLocation>& at) {
+    const auto safe = [](unsigned char c) {
+      return std::isalnum(c) ||
+             std::string_view("-_=.,:/+@%").find(static_cast<char>(c)) != std::string_view::npos;
+    };
+    for (size_t i = 0; i < flags.size(); ++i) {
+      const auto bad = std::find_if_not(flags[i].begin(), flags[i].end(), safe);
+      if (bad == flags[i].end()) continue;
+      const unsigned char c = static_cast<unsigned char>(*bad);
+      const std::string shown =
+          std::isprint(c) ? "'" + std::string(1, *bad) + "'" : "a control or non-ASCII byte";
+      Fail(at[i],
+           "flag '" + CutForMessage(flags[i]) + "' in '" + std::string(key) + "' of [" +
+               table_name + "] holds " + shown,
+           "flags keep to letters, digits and - _ = . , : / + @ % (CMake expands '$' and splits "
+           "at ';', and nvcc passes -D values through a shell); put the value in a header");
+    }
+  }
+
   void ParseGeneral(const toml::table& general, ProjectConfig& config) {
     const SourceLocation header = Where(general.source());
     CheckKeys(general, GeneralKeys(), "general", header);
@@ -361,12 +386,20 @@ class ConfigParser {
            guess.empty() ? "write capabilities as \"MAJOR.MINOR\", e.g. \"9.0\" for H100/H200"
                          : "write \"" + guess + "\"");
     }
-    kernel.cuda_flags = Strings(table, "cuda-flags");
-    kernel.cxx_flags = Strings(table, "cxx-flags");
+    std::vector<SourceLocation> at;
+    kernel.cuda_flags = Strings(table, "cuda-flags", &at);
+    CheckFlags("cuda-flags", table_name, kernel.cuda_flags, at);
+    at.clear();
+    kernel.cxx_flags = Strings(table, "cxx-flags", &at);
+    CheckFlags("cxx-flags", table_name, kernel.cxx_flags, at);
     kernel.cuda_minver = Version(table, "cuda-minver", table_name);
     kernel.rocm_archs = Strings(table, "rocm-archs");
-    kernel.hip_flags = Strings(table, "hip-flags");
-    kernel.sycl_flags = Strings(table, "sycl-flags");
+    at.clear();
+    kernel.hip_flags = Strings(table, "hip-flags", &at);
+    CheckFlags("hip-flags", table_name, kernel.hip_flags, at);
+    at.clear();
+    kernel.sycl_flags = Strings(table, "sycl-flags", &at);
+    CheckFlags("sycl-flags", table_name, kernel.sycl_flags, at);
     return kernel;
   }
 
