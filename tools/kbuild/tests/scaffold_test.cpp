@@ -167,6 +167,23 @@ TEST_F(ScaffoldTest, ForceOverwritesAndKeepsOtherFiles) {
   EXPECT_EQ(*fs.Read("/work/my-op/notes.txt"), "keep");
 }
 
+// A folder of the project planted as a link would take the files elsewhere: refused, with
+// --force too, before anything is written.
+TEST_F(ScaffoldTest, AFolderOnTheWayThatIsALinkIsRefusedEvenWithForce) {
+  fs.PlantSymlink("/work/my-op/my_op_cuda", "/elsewhere");
+  Expected<ScaffoldPlan> plan = PlanScaffold(fs, Request());
+  ASSERT_TRUE(plan.ok());
+  for (bool force : {false, true}) {
+    Status s = WriteScaffold(fs, *plan, force);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.error().code, ExitCode::kUsage);
+    EXPECT_NE(s.error().message.find("symbolic link /work/my-op/my_op_cuda"), std::string::npos)
+        << s.error().message;
+  }
+  EXPECT_FALSE(fs.Exists("/elsewhere/op.cu"));
+  EXPECT_FALSE(fs.Exists("/work/my-op/build.toml"));
+}
+
 TEST_F(ScaffoldTest, TargetThatIsAFileIsRejected) {
   Put("/work/my-op", "a file");
   Expected<ScaffoldPlan> plan = PlanScaffold(fs, Request());

@@ -132,8 +132,10 @@ Status WriteScaffold(FileSystem& fs, const ScaffoldPlan& plan, bool force) {
   }
   std::vector<std::string> existing;
   for (const auto& file : plan.files) {
-    if (fs.Exists(plan.target_dir / file.relative))
-      existing.push_back(file.relative.generic_string());
+    // A folder on the way planted as a link would take the file elsewhere, --force or not.
+    Expected<FileKind> kind = KindBelow(fs, plan.target_dir, file.relative);
+    if (!kind) return kind.error();
+    if (*kind != FileKind::kMissing) existing.push_back(file.relative.generic_string());
   }
   if (!existing.empty() && !force) {
     std::string listed;
