@@ -60,6 +60,21 @@ TEST(ResultsWriter, WritesStampedAndLatestFilesOfEveryKind) {
   EXPECT_TRUE(fs.Read("/p/results/latest.md")->starts_with("# Benchmark results\n\n2026-11-30"));
 }
 
+// results/ planted as a link (or a file) would take every result elsewhere: refused, nothing
+// written.
+TEST(ResultsWriter, AResultsFolderThatIsALinkIsRefused) {
+  MemoryFileSystem fs;
+  fs.PlantSymlink("/p/results", "/elsewhere");
+  auto table = ParseBenchDocument(Document(10));
+  ASSERT_TRUE(table.ok());
+  auto written = WriteResultFiles(
+      fs, "/p/results", RenderResultFiles(Document(10), *table, Meta(), "20261130-142501"));
+  ASSERT_FALSE(written.ok());
+  EXPECT_EQ(written.error().code, ExitCode::kUsage);
+  EXPECT_EQ(written.error().Located(), "/p/results: the results folder is a symbolic link");
+  EXPECT_FALSE(fs.Exists("/elsewhere/latest.json"));
+}
+
 // A GPU or toolchain name that is not UTF-8 is written as U+FFFD, not thrown on by the JSON dump.
 TEST(ResultsWriter, InvalidUtf8InTheRunIsReplacedNotThrown) {
   auto table = ParseBenchDocument(Document(10));

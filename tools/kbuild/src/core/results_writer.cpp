@@ -92,6 +92,17 @@ std::vector<std::pair<std::string, std::string>> RenderResultFiles(
 Expected<std::vector<std::filesystem::path>> WriteResultFiles(
     FileSystem& fs, const std::filesystem::path& results_dir,
     const std::vector<std::pair<std::string, std::string>>& files) {
+  // A results/ planted as a link would take every file elsewhere (the files' own names are
+  // replaced, never written through).
+  const FileKind kind = fs.KindOf(results_dir);
+  if (kind != FileKind::kDirectory && kind != FileKind::kMissing) {
+    Error e = MakeError(ExitCode::kUsage,
+                        kind == FileKind::kSymlink ? "the results folder is a symbolic link"
+                                                   : "the results folder is not a folder",
+                        "remove it: kbuild writes its results there");
+    e.path = results_dir.string();
+    return e;
+  }
   std::vector<std::filesystem::path> written;
   for (const auto& [name, content] : files) {
     if (Status s = fs.Write(results_dir / name, content); !s) {
