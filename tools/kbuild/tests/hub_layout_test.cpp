@@ -34,6 +34,28 @@ TEST(HubLayout, RendersLibraryOpsPackageAndCompatFolder) {
   EXPECT_EQ(files->at("my_op/__init__.py"), "# my_op\n");
 }
 
+// The package's files go into the build and, by kbuild package, into the upload: a link
+// (to a secret outside the project, say) or a FIFO is refused, never copied.
+TEST(HubLayout, ALinkOrSpecialFileInThePackageIsRefused) {
+  for (const bool fifo : {false, true}) {
+    MemoryFileSystem fs;
+    (void)fs.Write("/p/build/cmake/_my_op_cuda_1234abcd.so", "ELF");
+    (void)fs.Write("/p/torch-ext/my_op/__init__.py", "from ._ops import ops\n");
+    (void)fs.Write("/secret.txt", "secret");
+    if (fifo) {
+      fs.PlantSpecialFile("/p/torch-ext/my_op/leak.txt");
+    } else {
+      fs.PlantSymlink("/p/torch-ext/my_op/leak.txt", "/secret.txt");
+    }
+    auto files = RenderVariantFiles(fs, Layout());
+    ASSERT_FALSE(files.ok()) << fifo;
+    EXPECT_EQ(files.error().code, ExitCode::kUsage);
+    EXPECT_EQ(files.error().Located(),
+              std::string("/p/torch-ext/my_op/leak.txt: the Python package holds ") +
+                  (fifo ? "a FIFO, device or socket" : "a symbolic link"));
+  }
+}
+
 TEST(HubLayout, MissingPackageInitIsAConfigError) {
   MemoryFileSystem fs;
   auto files = RenderVariantFiles(fs, Layout());

@@ -26,8 +26,26 @@ Expected<VariantFiles> RenderVariantFiles(const FileSystem& fs, const VariantLay
     e.path = (layout.package_dir / "__init__.py").string();
     return e;
   }
-  for (const fs::path& rel : fs.ListFilesRecursive(layout.package_dir)) {
+  // Copied into the build and, by kbuild package, into the upload: regular files only, as a
+  // link may lead outside the project.
+  const auto not_copied = [&](const fs::path& path, const std::string& what) {
+    Error e = MakeError(ExitCode::kUsage, "the Python package holds " + what,
+                        "kbuild copies only regular files of torch-ext/" + layout.python_name +
+                            "/ into the build: replace it with the file itself");
+    e.path = path.string();
+    return e;
+  };
+  if (fs.KindOf(layout.package_dir) != FileKind::kDirectory) {
+    return not_copied(layout.package_dir, "no real folder (it is a symbolic link)");
+  }
+  for (const TreeEntry& entry : fs.ListEntries(layout.package_dir)) {
+    const fs::path& rel = entry.relative;
     if (IsPythonCachePath(rel)) continue;
+    if (entry.kind != FileKind::kRegular) {
+      return not_copied(layout.package_dir / rel, entry.kind == FileKind::kSymlink
+                                                      ? "a symbolic link"
+                                                      : "a FIFO, device or socket");
+    }
     auto content = fs.Read(layout.package_dir / rel);
     if (!content) return content.error();
     files[rel.generic_string()] = *content;
