@@ -236,5 +236,27 @@ TEST(CMakeGen, OpsLibraryRefusesUndefinedSymbols) {
       << text;
 }
 
+// The harness compiles tests/*.cpp and benchmarks/*.cpp: a link there (to a file anywhere)
+// or a FIFO is refused, naming it; files in subfolders are not compiled.
+TEST(HarnessCppFiles, ListsTheFolderItsOwnCppFilesAndRefusesLinks) {
+  MemoryFileSystem fs;
+  ASSERT_TRUE(fs.Write("/p/tests/a_test.cpp", "").ok());
+  ASSERT_TRUE(fs.Write("/p/tests/helpers.h", "").ok());
+  ASSERT_TRUE(fs.Write("/p/tests/data/b_test.cpp", "").ok());
+  auto files = HarnessCppFiles(fs, "/p/tests");
+  ASSERT_TRUE(files.ok()) << files.error().Located();
+  EXPECT_EQ(*files, std::vector<std::filesystem::path>{"/p/tests/a_test.cpp"});
+  EXPECT_TRUE(HarnessCppFiles(fs, "/p/benchmarks")->empty()) << "no folder, no sources";
+
+  fs.PlantSymlink("/p/tests/evil.cpp", "/outside.cpp");
+  auto refused = HarnessCppFiles(fs, "/p/tests");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ExitCode::kUsage);
+  EXPECT_EQ(refused.error().Located(),
+            "/p/tests/evil.cpp: a symbolic link where the harness compiles sources");
+  fs.PlantSymlink("/p/benchmarks", "/elsewhere");
+  EXPECT_FALSE(HarnessCppFiles(fs, "/p/benchmarks").ok());
+}
+
 }  // namespace
 }  // namespace kb

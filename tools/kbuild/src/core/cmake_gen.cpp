@@ -56,14 +56,6 @@ std::vector<fs::path> Absolute(const fs::path& root, const std::vector<std::stri
   return out;
 }
 
-std::vector<fs::path> CppFilesIn(const FileSystem& fs, const fs::path& dir) {
-  std::vector<fs::path> out;
-  for (const auto& rel : fs.ListFilesRecursive(dir)) {
-    if (rel.extension() == ".cpp" && !rel.has_parent_path()) out.push_back(dir / rel);
-  }
-  return out;
-}
-
 Expected<std::vector<std::string>> CudaFlagsFor(const KernelTarget& k, bool debug) {
   std::vector<std::string> flags;
   if (debug) {
@@ -225,6 +217,31 @@ Status CheckPathsCMakeCanCarry(const CMakePlan& plan) {
 
 }  // namespace
 
+Expected<std::vector<fs::path>> HarnessCppFiles(const FileSystem& fs, const fs::path& dir) {
+  const auto refused = [](const fs::path& path, const std::string& what) {
+    Error e = MakeError(ExitCode::kUsage, what + " where the harness compiles sources",
+                        "replace it with the file or folder itself: a link may lead outside "
+                        "the project");
+    e.path = path.string();
+    return e;
+  };
+  const FileKind kind = fs.KindOf(dir);
+  if (kind == FileKind::kMissing) return std::vector<fs::path>{};
+  if (kind != FileKind::kDirectory) return refused(dir, "not a real folder (a link or a file)");
+  std::vector<fs::path> out;
+  for (const TreeEntry& entry : fs.ListEntries(dir)) {
+    if (entry.kind != FileKind::kRegular) {
+      return refused(dir / entry.relative, entry.kind == FileKind::kSymlink
+                                               ? "a symbolic link"
+                                               : "a FIFO, device or socket");
+    }
+    if (entry.relative.extension() == ".cpp" && !entry.relative.has_parent_path()) {
+      out.push_back(dir / entry.relative);
+    }
+  }
+  return out;
+}
+
 std::string RenderTorchVariables(const TorchEnv& torch) {
   const fs::path lib = torch.LibDir();
   std::ostringstream out;
@@ -293,8 +310,12 @@ Expected<CMakePlan> PlanFromConfig(const ProjectConfig& config, const FileSystem
   if (options.harness_cmake && fs.Exists(*options.harness_cmake)) {
     plan.harness_cmake = options.harness_cmake;
     plan.harness_prebuilt_dir = options.harness_prebuilt_dir;
-    plan.test_sources = CppFilesIn(fs, config.root / "tests");
-    plan.benchmark_sources = CppFilesIn(fs, config.root / "benchmarks");
+    auto tests = HarnessCppFiles(fs, config.root / "tests");
+    if (!tests) return tests.error();
+    plan.test_sources = std::move(*tests);
+    auto benchmarks = HarnessCppFiles(fs, config.root / "benchmarks");
+    if (!benchmarks) return benchmarks.error();
+    plan.benchmark_sources = std::move(*benchmarks);
   }
   return plan;
 }

@@ -60,6 +60,12 @@ inline constexpr const char* kOpsTarget = "kbuild_ops";
 inline constexpr const char* kTestsTarget = "kbuild_tests";
 inline constexpr const char* kBenchmarksTarget = "kbuild_benchmarks";
 
+// The .cpp files directly in `dir` (tests/, benchmarks/), which the harness compiles. They
+// must be the project's own: the folder, or anything in it, as a symbolic link (to a file
+// anywhere) or a FIFO is an error (exit 2) naming it. None when `dir` does not exist.
+Expected<std::vector<std::filesystem::path>> HarnessCppFiles(const FileSystem& fs,
+                                                             const std::filesystem::path& dir);
+
 // Fills a plan from build.toml; `op_namespace` from OpNamespace().
 Expected<CMakePlan> PlanFromConfig(const ProjectConfig& config, const FileSystem& fs,
                                    const TorchEnv& torch, const std::string& op_namespace,

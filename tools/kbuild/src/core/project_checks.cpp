@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/cmake_gen.h"
 #include "core/include_listing.h"
 #include "core/op_names.h"
 #include "core/source_paths.h"
@@ -377,6 +378,10 @@ ProjectCheckResult CheckProject(const FileSystem& fs, ProcessRunner& runner,
         CheckCudaCapabilitiesWithNvcc(fs, *result.config, runner, search)}) {
     Append(result.errors, std::move(findings.errors));
     Append(result.warnings, std::move(findings.warnings));
+  }
+  for (const char* dir : {"tests", "benchmarks"}) {
+    auto files = HarnessCppFiles(fs, result.config->root / dir);
+    if (!files) result.errors.push_back(files.error());
   }
   Append(result.warnings, CheckHarnessOpNames(fs, *result.config));
   return result;
