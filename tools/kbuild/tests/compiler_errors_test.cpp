@@ -107,6 +107,30 @@ TEST(CompilerErrors, BuildErrorIsRelativeWithExcerptAndLogHint) {
             "full compiler output: build/logs/build.log");
 }
 
+// `#line 2 "/etc/secret"` makes the compiler name any file: only a project file (reached
+// through no link) is read back; for the rest the excerpt is what the compiler echoed.
+TEST(CompilerErrors, OnlyAProjectFileIsReadBackForTheExcerpt) {
+  MemoryFileSystem fs;
+  (void)fs.Write("/secret.txt", "line one\nSECRET\n");
+  fs.PlantSymlink("/p/k_cuda/leak.cu", "/secret.txt");
+  for (const std::string file : {"/secret.txt", "/p/k_cuda/leak.cu", "/p/../secret.txt"}) {
+    const std::string output = file + ":2:1: error: expected ';'\n    2 | echoed\n      | ^\n";
+    const Error e = BuildError(*FirstCompilerError(output), fs, "/p", "build/logs/build.log");
+    EXPECT_EQ(e.detail, "    2 | echoed\n      | ^\n") << file;
+  }
+}
+
+// Lines a compiler never starts a diagnostic with: huge ones (a long source line echoed)
+// are passed over, and a line number beyond int reads as 0, not an exception.
+TEST(CompilerErrors, HugeLinesAndNumbersAreNotCrashes) {
+  const std::string huge = "x.cu:1:1: error: " + std::string(200000, 'a') + "\n";
+  EXPECT_FALSE(FirstCompilerError(huge).has_value());
+  auto big = FirstCompilerError("x.cu(4294967290): error: identifier \"b\" is undefined\n");
+  ASSERT_TRUE(big.has_value());
+  EXPECT_EQ(big->line, 0);
+  EXPECT_EQ(big->message, "identifier \"b\" is undefined");
+}
+
 TEST(CompilerErrors, TorchHeaderInKernelSourceGetsItsOwnHint) {
   const std::string out =
       "/p/k.cu:1:10: fatal error: torch/extension.h: No such file or directory\n";

@@ -1,5 +1,6 @@
 #include "core/compiler_errors.h"
 
+#include <charconv>
 #include <regex>
 #include <sstream>
 #include <vector>
@@ -11,6 +12,18 @@ namespace kb {
 namespace fs = std::filesystem;
 
 namespace {
+
+// A diagnostic's first line is short; std::regex matches by recursion, so a line of 100,000
+// characters (a long source line echoed back) would overflow the stack. Longer lines are
+// passed over.
+constexpr size_t kMaxDiagnosticLine = 4096;
+
+// A line or column number as printed; 0 when it does not fit an int (#line 4294967290).
+int NumberIn(const std::string& digits) {
+  int value = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  return ec == std::errc() && end == digits.data() + digits.size() ? value : 0;
+}
 
 std::vector<std::string> SplitLines(const std::string& text) {
   std::vector<std::string> lines;
@@ -56,9 +69,10 @@ std::optional<CompilerDiagnostic> UndefinedSymbol(const std::vector<std::string>
     d.message = "undefined symbol '" + Demangle(m[3]) + "'";
     if (m[1].matched) {  // "file:line:" when the object has debug info
       d.file = m[1];
-      d.line = std::stoi(m[2]);
+      d.line = NumberIn(m[2]);
     }
-    if (i > 0 && std::regex_match(lines[i - 1], m, in_function)) {
+    if (i > 0 && lines[i - 1].size() <= kMaxDiagnosticLine &&
+        std::regex_match(lines[i - 1], m, in_function)) {
       object = m[1];
       function = Demangle(m[2]);
     }
@@ -81,19 +95,20 @@ std::optional<CompilerDiagnostic> FirstCompilerError(const std::string& output) 
   const std::vector<std::string> lines = SplitLines(output);
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string& line = lines[i];
+    if (line.size() > kMaxDiagnosticLine) continue;
     std::smatch m;
     CompilerDiagnostic d;
     if (std::regex_match(line, m, gcc)) {
       d.file = m[1];
-      d.line = std::stoi(m[2]);
-      d.column = std::stoi(m[3]);
+      d.line = NumberIn(m[2]);
+      d.column = NumberIn(m[3]);
       d.message = m[4];
       TakeGccEcho(lines, i, d);
       return d;
     }
     if (std::regex_match(line, m, nvcc)) {
       d.file = m[1];
-      d.line = std::stoi(m[2]);
+      d.line = NumberIn(m[2]);
       d.message = m[3];
       TakeNvccEcho(lines, i, d);
       return d;
@@ -108,12 +123,21 @@ std::optional<CompilerDiagnostic> FirstCompilerError(const std::string& output) 
   return std::nullopt;
 }
 
-std::string SourceExcerpt(const CompilerDiagnostic& diag, const FileSystem& fs) {
+std::string SourceExcerpt(const CompilerDiagnostic& diag, const FileSystem& fs,
+                          const fs::path& project_dir) {
   if (diag.line <= 0) return {};
   std::string source = diag.source_line;
-  if (auto text = fs.Read(diag.file)) {
-    const auto lines = SplitLines(*text);
-    if (diag.line <= static_cast<int>(lines.size())) source = lines[diag.line - 1];
+  // Only a project file is read back (a `#line` can name any file on the machine), and
+  // never through a link; elsewhere the line the compiler echoed is all there is.
+  const fs::path file(diag.file);
+  const fs::path rel = file.lexically_normal().lexically_relative(project_dir.lexically_normal());
+  const bool inside = file.is_absolute() && !rel.empty() && OutsideFolderReason(rel).empty();
+  auto kind = inside ? KindBelow(fs, project_dir, rel) : Expected<FileKind>(FileKind::kMissing);
+  if (kind && *kind == FileKind::kRegular) {
+    if (auto text = fs.ReadAtMost(file, kMaxSourceExcerptFileBytes)) {
+      const auto lines = SplitLines(*text);
+      if (diag.line <= static_cast<int>(lines.size())) source = lines[diag.line - 1];
+    }
   }
   if (source.empty()) return {};
   char number[16];
@@ -166,7 +190,7 @@ Error BuildError(const CompilerDiagnostic& diag, const FileSystem& fs, const fs:
   }
   e.line = diag.line;
   e.column = diag.column;
-  e.detail = SourceExcerpt(diag, fs);
+  e.detail = SourceExcerpt(diag, fs, project_dir);
   return e;
 }
 

@@ -26,8 +26,12 @@ struct CompilerDiagnostic {
 std::optional<CompilerDiagnostic> FirstCompilerError(const std::string& output);
 
 // "    3 |   x = y;\n      |       ^\n": the source line (read through `fs`
-// when the file is there, else as echoed) and a caret under the column.
-std::string SourceExcerpt(const CompilerDiagnostic& diag, const FileSystem& fs);
+// when the file is a regular file inside `project_dir`, reached through no
+// link, of at most kMaxSourceExcerptFileBytes; else as the compiler echoed
+// it) and a caret under the column.
+inline constexpr std::uintmax_t kMaxSourceExcerptFileBytes = 16u << 20;
+std::string SourceExcerpt(const CompilerDiagnostic& diag, const FileSystem& fs,
+                          const std::filesystem::path& project_dir);
 
 // An exit-3 Error: location relative to `project_dir` when inside it, the
 // excerpt as detail, and a hint naming `log_path`.
