@@ -81,5 +81,20 @@ TEST_F(OpNamesTest, DefinitionsBuiltAtRunTimeMeanNoVerdict) {
   EXPECT_TRUE(Check().empty());
 }
 
+// The binding and the tests are the project's, and may be hostile: 200,000 spaces inside a
+// call (std::regex's recursive matching overflowed the stack there) are scanned like any text.
+TEST_F(OpNamesTest, HugeCallsAreScannedNotCrashedOn) {
+  const std::string spaces(200000, ' ');
+  Put("torch-ext/torch_binding.cpp",
+      "ops.def(" + spaces + "\"layer_norm(Tensor x) -> Tensor\");\n");
+  Put("tests/t.cpp", "x = ProjectOp(" + spaces + "\"rms_norm\"" + spaces + ");\n" +
+                         "y = ProjectOp(\"" + std::string(200000, 'a') + "\");\n");
+  const std::vector<Error> warnings = Check();
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_EQ(warnings[0].line, 1);
+  EXPECT_EQ(warnings[0].column, 200016);
+  EXPECT_EQ(warnings[1].line, 2);
+}
+
 }  // namespace
 }  // namespace kb

@@ -107,6 +107,12 @@ TEST(PythonExports, ReadsAllAndTheDocstringAsText) {
   EXPECT_EQ(PythonAllNames("__all__ = (\"a\", \"b c\", \"d\")"),
             (std::vector<std::string>{"a", "d"}));
   EXPECT_TRUE(PythonAllNames("names = ['a']\n").empty());
+  // Scanned by hand: 200,000 spaces in the list overflowed std::regex's recursion.
+  EXPECT_EQ(PythonAllNames("__all__ = [" + std::string(200000, ' ') + "\"scale_add\"]\n"),
+            std::vector<std::string>{"scale_add"});
+  EXPECT_EQ(
+      PythonAllNames("  __all__ = ['x']\n__all__=(\n'y', \"" + std::string(200000, 'z') + "\")"),
+      (std::vector<std::string>{"y", std::string(200000, 'z')}));
   EXPECT_EQ(PythonDocstringFirstLine("\n'''\n  First line.\nSecond.'''\n"), "First line.");
   EXPECT_EQ(PythonDocstringFirstLine("import x\n\"\"\"late\"\"\""), "");
   EXPECT_EQ(PythonDocstringFirstLine("\"\"\"unterminated"), "");

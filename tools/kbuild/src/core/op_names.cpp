@@ -1,9 +1,11 @@
 #include "core/op_names.h"
 
-#include <iterator>
-#include <regex>
+#include <cctype>
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/suggest.h"
 #include "core/toml_location.h"
@@ -14,13 +16,52 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// ops.def("name(...)") and ops.def("name.overload(...)"): the qualified name.
-const std::regex kDefinition(R"re(\.def\(\s*"([A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)?)\s*\()re");
-// Any ops.def( call: when some are not a string literal the set of ops is
-// only known at run time, and nothing is reported.
-const std::regex kAnyDefinition(R"re(\.def\()re");
-// ProjectOp("name") in the harness code.
-const std::regex kProjectOp(R"re(ProjectOp\(\s*"([^"]*)"\s*\))re");
+// The texts are the project's own and may be hostile: they are scanned by hand, not with
+// std::regex, whose matching recurses per character (200,000 spaces overflowed the stack).
+
+bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+size_t SkipSpace(std::string_view text, size_t at) {
+  while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+  return at;
+}
+
+// At `at`, the literal of ops.def("name(...)") or ops.def("name.overload(...)"): the
+// qualified name, or "" when the definition is not such a literal.
+std::string DefinedName(std::string_view text, size_t at) {
+  at = SkipSpace(text, at);
+  if (at >= text.size() || text[at] != '"') return "";
+  const size_t start = ++at;
+  if (at >= text.size() || !(std::isalpha(static_cast<unsigned char>(text[at])) || text[at] == '_'))
+    return "";
+  while (at < text.size() && IsWordChar(text[at])) ++at;
+  if (at + 1 < text.size() && text[at] == '.' && IsWordChar(text[at + 1])) {
+    ++at;
+    while (at < text.size() && IsWordChar(text[at])) ++at;
+  }
+  const size_t end = at;
+  at = SkipSpace(text, at);
+  return at < text.size() && text[at] == '(' ? std::string(text.substr(start, end - start)) : "";
+}
+
+// ProjectOp("name") in a line of harness code: (name, its column), one per call.
+std::vector<std::pair<std::string, size_t>> ProjectOpNames(std::string_view line) {
+  constexpr std::string_view kCall = "ProjectOp(";
+  std::vector<std::pair<std::string, size_t>> out;
+  for (size_t at = line.find(kCall); at != std::string_view::npos; at = line.find(kCall, at)) {
+    at = SkipSpace(line, at + kCall.size());
+    if (at >= line.size() || line[at] != '"') continue;
+    const size_t start = at + 1;
+    const size_t close = line.find('"', start);
+    if (close == std::string_view::npos) break;
+    const size_t after = SkipSpace(line, close + 1);
+    if (after < line.size() && line[after] == ')') {
+      out.emplace_back(std::string(line.substr(start, close - start)), start);
+    }
+    at = close + 1;
+  }
+  return out;
+}
 
 bool IsSource(const fs::path& path) {
   const std::string ext = path.extension().string();
@@ -35,14 +76,13 @@ std::set<std::string> DefinedOps(const FileSystem& fs, const ProjectConfig& conf
   for (const auto& src : config.torch->src) {
     auto text = fs.Read(config.root / src);
     if (!text) continue;
-    size_t literal = 0;
-    for (std::sregex_iterator it(text->begin(), text->end(), kDefinition), end; it != end; ++it) {
-      ops.insert((*it)[1].str());
-      ++literal;
+    constexpr std::string_view kDef = ".def(";
+    for (size_t at = text->find(kDef); at != std::string::npos; at = text->find(kDef, at)) {
+      at += kDef.size();
+      const std::string name = DefinedName(*text, at);
+      if (name.empty()) return {};  // a name built at run time: the set of ops is not known
+      ops.insert(name);
     }
-    const auto all = std::distance(std::sregex_iterator(text->begin(), text->end(), kAnyDefinition),
-                                   std::sregex_iterator());
-    if (static_cast<size_t>(all) != literal) return {};
   }
   return ops;
 }
@@ -70,12 +110,11 @@ std::vector<Error> CheckHarnessOpNames(const FileSystem& fs, const ProjectConfig
       const SourceText source((config.root / relative).lexically_normal().string(), *text);
       for (int n = 1; n <= source.line_count(); ++n) {
         const std::string line(source.Line(n));
-        for (std::sregex_iterator it(line.begin(), line.end(), kProjectOp), end; it != end; ++it) {
-          const std::string name = (*it)[1].str();
+        for (const auto& [name, column] : ProjectOpNames(line)) {
           if (defined.count(name)) continue;
           const auto near = NearestName(name, known);
           warnings.push_back(
-              source.ErrorAt(ExitCode::kCheckFailed, {n, static_cast<int>(it->position(1)) + 1},
+              source.ErrorAt(ExitCode::kCheckFailed, {n, static_cast<int>(column) + 1},
                              "ProjectOp(\"" + name + "\") names an op the binding does not define",
                              (near ? "did you mean '" + *near + "'? " : std::string()) +
                                  "ops defined in [torch] src: " + Listed(defined) +

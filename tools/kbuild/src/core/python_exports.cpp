@@ -1,20 +1,49 @@
 #include "core/python_exports.h"
 
-#include <regex>
+#include <cctype>
+#include <string_view>
 
 #include "core/message_text.h"
 
 namespace kb {
 
+// Scanned by hand: std::regex's matching recurses per character, and an __init__.py of
+// 200,000 spaces overflowed the stack.
 std::vector<std::string> PythonAllNames(const std::string& source) {
-  static const std::regex kAll(R"re((^|\n)__all__\s*=\s*[\[(]([^\])]*)[\])])re");
-  static const std::regex kName(R"re(["']([A-Za-z_][A-Za-z0-9_]*)["'])re");
-  std::smatch all;
-  if (!std::regex_search(source, all, kAll)) return {};
-  const std::string list = all[2].str();
+  constexpr std::string_view kAll = "__all__";
+  const auto space = [&](size_t at) {
+    while (at < source.size() && std::isspace(static_cast<unsigned char>(source[at]))) ++at;
+    return at;
+  };
+  std::string list;
+  bool found = false;
+  for (size_t at = source.find(kAll); at != std::string::npos && !found;
+       at = source.find(kAll, at + 1)) {
+    if (at > 0 && source[at - 1] != '\n') continue;  // only at the start of a line
+    size_t p = space(at + kAll.size());
+    if (p >= source.size() || source[p] != '=') continue;
+    p = space(p + 1);
+    if (p >= source.size() || (source[p] != '[' && source[p] != '(')) continue;
+    const size_t close = source.find_first_of("])", p + 1);
+    if (close == std::string::npos) continue;
+    list = source.substr(p + 1, close - p - 1);
+    found = true;
+  }
+  // The quoted identifiers of the list ("b c" is none).
+  const auto quote = [](char c) { return c == '"' || c == '\''; };
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   std::vector<std::string> names;
-  for (std::sregex_iterator it(list.begin(), list.end(), kName), end; it != end; ++it) {
-    names.push_back((*it)[1].str());
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (!quote(list[i]) || i + 1 >= list.size() ||
+        !(std::isalpha(static_cast<unsigned char>(list[i + 1])) || list[i + 1] == '_')) {
+      continue;
+    }
+    size_t end = i + 1;
+    while (end < list.size() && word(list[end])) ++end;
+    if (end < list.size() && quote(list[end])) {
+      names.push_back(list.substr(i + 1, end - i - 1));
+      i = end;
+    }
   }
   return names;
 }
