@@ -10,6 +10,7 @@
 #include "core/config.h"
 #include "core/fs.h"
 #include "core/message_text.h"
+#include "core/report.h"
 
 namespace kb {
 namespace {
@@ -52,9 +53,8 @@ TEST(HostileBuildToml, AOneMegabyteLineIsCutInTheMessage) {
   EXPECT_LE(on_the_line->message.size(), kMaxMessageChars + 3);
   EXPECT_LE(on_the_line->hint.size(), kMaxMessageChars + 3);
   EXPECT_LE(on_the_line->detail.size(), 2 * kMaxQuotedChars + 40);
-  EXPECT_NE(on_the_line->detail.find("kkk..."), std::string::npos)
-      << on_the_line->Located() << "\n"
-      << on_the_line->detail;
+  EXPECT_NE(on_the_line->detail.find("kkk..."), std::string::npos) << on_the_line->Located() << "\n"
+                                                                   << on_the_line->detail;
 }
 
 TEST(MessageText, WindowKeepsTheCaretOnTheSameCharacter) {
@@ -72,6 +72,27 @@ TEST(MessageText, WindowKeepsTheCaretOnTheSameCharacter) {
   EXPECT_EQ(CutForMessage("abc\xC3\xA9xyz", 5), "abc\xC3\xA9...");
   // "€" is three bytes (E2 82 AC).
   EXPECT_EQ(CutForMessage("a\xE2\x82\xACzz", 3), "a...");
+}
+
+// A name in build.toml like "de\u001b]2;PWNED\u0007\u001b[2Jmo" would retitle and clear the
+// terminal: what kbuild prints for humans carries no control character but newline and tab.
+TEST(MessageText, EscapeSequencesNeverReachTheTerminal) {
+  EXPECT_EQ(ForTerminal("de\x1b]2;PWNED\x07\x1b[2Jmo\n\tok\x7f"), "de ]2;PWNED  [2Jmo\n\tok ");
+  EXPECT_EQ(ForTerminal("a\xc2\x9b"
+                        "31mb \xc3\xa9"),
+            "a  31mb \xc3\xa9")
+      << "C1 CSI, and an e-acute kept";
+  MemoryFileSystem mem;
+  ASSERT_TRUE(
+      mem.Write("proj/build.toml", "[general]\nname = \"de\\u001b]2;PWNED\\u0007\\u001b[2Jmo\"\n")
+          .ok());
+  ConfigResult result = LoadProjectConfigAll(mem, "proj");
+  ASSERT_FALSE(result.errors.empty());
+  for (const Error& e : result.errors) {
+    const std::string shown = FormatErrorForHumans(e);
+    EXPECT_EQ(shown.find('\x1b'), std::string::npos) << shown;
+    EXPECT_EQ(shown.find('\x07'), std::string::npos) << shown;
+  }
 }
 
 TEST(HostileCompareFile, AFifoOrHugeBaselineIsBadUsageNamingWhy) {

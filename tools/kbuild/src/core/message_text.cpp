@@ -27,6 +27,21 @@ std::string OneLine(std::string_view text, size_t max) {
   return out;
 }
 
+std::string ForTerminal(std::string_view text) {
+  std::string out(text);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(out[i]);
+    if ((byte < 0x20 && byte != '\n' && byte != '\t') || byte == 0x7f) {
+      out[i] = ' ';
+    } else if (byte == 0xc2 && i + 1 < out.size() &&
+               static_cast<unsigned char>(out[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(out[i + 1]) <= 0x9f) {
+      out[i] = out[i + 1] = ' ';
+    }
+  }
+  return out;
+}
+
 LineWindow WindowAround(std::string_view line, int column, size_t max) {
   if (line.size() <= max) return {std::string(line), column};
   // Keep the column a third of the way in, so the text before it shows too.

@@ -24,6 +24,11 @@ struct LineWindow {
   std::string text;
   int column = 0;
 };
+// `text` as it may reach a terminal: control characters other than newline and tab (an
+// escape sequence from a hostile file could retitle, clear or rewrite the terminal), DEL
+// and the C1 controls of UTF-8 (U+0080-U+009F) become spaces.
+std::string ForTerminal(std::string_view text);
+
 LineWindow WindowAround(std::string_view line, int column, size_t max = kMaxQuotedChars);
 
 }  // namespace kb

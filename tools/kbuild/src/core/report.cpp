@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "core/message_text.h"
 #include "core/process_outcome.h"
 #include "core/stop_signal.h"
 
@@ -32,17 +33,19 @@ int RunReportingExceptions(const std::string& command, bool json, const std::fun
   }
 }
 
+// Human output quotes files, names and messages kbuild did not write: ForTerminal keeps
+// their escape sequences from reaching the terminal.
 void Report::Line(const std::string& text) const {
-  if (!json_) std::cout << text << "\n";
+  if (!json_) std::cout << ForTerminal(text) << "\n";
 }
 
 void Report::Progress(const std::string& text) const {
-  if (!json_) std::cerr << text << "\n" << std::flush;
+  if (!json_) std::cerr << ForTerminal(text) << "\n" << std::flush;
 }
 
 void Report::Warning(const std::string& text) {
   warnings_.push_back(text);
-  if (!json_) std::cerr << "kbuild: warning: " << text << "\n";
+  if (!json_) std::cerr << "kbuild: warning: " << ForTerminal(text) << "\n";
 }
 
 std::string FormatErrorForHumans(const Error& error) {
@@ -52,7 +55,7 @@ std::string FormatErrorForHumans(const Error& error) {
     if (out.back() != '\n') out += "\n";
   }
   if (!error.hint.empty()) out += "hint: " + error.hint + "\n";
-  return out;
+  return ForTerminal(out);
 }
 
 nlohmann::json ErrorToJson(const Error& error) {
