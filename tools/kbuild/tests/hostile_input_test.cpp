@@ -40,6 +40,18 @@ TEST(HostileBuildToml, AFifoIsRefusedWithoutWaitingForAWriter) {
   EXPECT_EQ(c.error().path, (dir / "build.toml").string());
 }
 
+// A linked build.toml would be read, and its lines shown in errors, from anywhere.
+TEST(HostileBuildToml, ASymbolicLinkIsRefused) {
+  MemoryFileSystem mem;
+  ASSERT_TRUE(mem.Write("/secret.toml", "[general]\nname = \"secret\"\n").ok());
+  mem.PlantSymlink("proj/build.toml", "/secret.toml");
+  ConfigResult result = LoadProjectConfigAll(mem, "proj");
+  ASSERT_EQ(result.errors.size(), 1u);
+  EXPECT_EQ(result.errors[0].code, ExitCode::kUsage);
+  EXPECT_EQ(result.errors[0].Located(), "proj/build.toml: build.toml is a symbolic link");
+  EXPECT_FALSE(result.config.has_value());
+}
+
 TEST(HostileBuildToml, AOneMegabyteLineIsCutInTheMessage) {
   MemoryFileSystem mem;
   const std::string key(1'000'000, 'k');

@@ -437,6 +437,13 @@ ConfigResult LoadProjectConfigAll(const FileSystem& fs, const std::filesystem::p
     result.errors.push_back(std::move(e));
     return result;
   }
+  if (fs.KindOf(file) == FileKind::kSymlink) {  // it would be read, and shown, from anywhere
+    Error e = MakeError(ExitCode::kUsage, "build.toml is a symbolic link",
+                        "replace it with the file itself (kbuild package refuses the link too)");
+    e.path = display;
+    result.errors.push_back(std::move(e));
+    return result;
+  }
   auto text = fs.ReadAtMost(file, kMaxConfigBytes);
   if (!text) {
     result.errors.push_back(text.error());
