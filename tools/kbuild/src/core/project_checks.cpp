@@ -1,6 +1,7 @@
 #include "core/project_checks.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include "core/include_listing.h"
 #include "core/op_names.h"
 #include "core/source_paths.h"
+#include "core/stop_signal.h"
 #include "core/suggest.h"
 #include "core/toml_location.h"
 
@@ -98,11 +100,24 @@ class FileChecker {
  private:
   void Fail(Error error) { findings_.errors.push_back(std::move(error)); }
 
+  // A source read and split into lines once, however many findings it has (read again per
+  // finding, a file with 20,000 of them took minutes).
+  const SourceText& Source(const std::string& relative) {
+    auto it = sources_.find(relative);
+    if (it == sources_.end()) {
+      auto text = fs_.Read(config_.root / relative);
+      it = sources_
+               .emplace(relative,
+                        SourceText(DisplayPath(config_, relative), text ? *text : std::string()))
+               .first;
+    }
+    return it->second;
+  }
+
   Error FileError(const std::string& relative, SourceLocation at, std::string message,
                   std::string hint) {
-    auto text = fs_.Read(config_.root / relative);
-    SourceText file(DisplayPath(config_, relative), text ? *text : std::string());
-    return file.ErrorAt(ExitCode::kCheckFailed, at, std::move(message), std::move(hint));
+    return Source(relative).ErrorAt(ExitCode::kCheckFailed, at, std::move(message),
+                                    std::move(hint));
   }
 
   void CheckListed(const std::vector<std::string>& paths, const std::vector<SourceLocation>& at,
@@ -155,11 +170,10 @@ class FileChecker {
   // Calls `visit(line_number, line)` for each line of a readable source.
   template <typename Visit>
   void ForEachLine(const std::string& relative, Visit visit) {
-    if (missing_.count(relative)) return;
-    auto text = fs_.Read(config_.root / relative);
-    if (!text) return;
-    SourceText source(relative, *text);
-    for (int n = 1; n <= source.line_count(); ++n) visit(n, source.Line(n));
+    if (missing_.count(relative) || !fs_.Exists(config_.root / relative)) return;
+    const SourceText& source = Source(relative);
+    // Ctrl-C ends a long scan here; the command then reports the stop.
+    for (int n = 1; n <= source.line_count() && StopSignal() == 0; ++n) visit(n, source.Line(n));
   }
 
   void ScanKernelSource(const std::string& relative, const KernelConfig& kernel) {
@@ -265,6 +279,7 @@ class FileChecker {
   CheckFindings findings_;
   std::set<std::string> listed_;   // every src entry: not suggested for a missing one
   std::set<std::string> missing_;  // listed files that are absent or refused: not scanned
+  std::map<std::string, SourceText> sources_;  // Source(): each file read once
   bool registered_ = false;
 };
 
