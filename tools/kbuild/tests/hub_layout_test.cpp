@@ -52,7 +52,7 @@ TEST(HubLayout, ALinkOrSpecialFileInThePackageIsRefused) {
     EXPECT_EQ(files.error().code, ExitCode::kUsage);
     EXPECT_EQ(files.error().Located(),
               std::string("/p/torch-ext/my_op/leak.txt: the Python package holds ") +
-                  (fifo ? "a FIFO, device or socket" : "a symbolic link"));
+                  (fifo ? "a FIFO, socket or device" : "a symbolic link"));
   }
 }
 

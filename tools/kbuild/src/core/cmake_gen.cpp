@@ -231,9 +231,7 @@ Expected<std::vector<fs::path>> HarnessCppFiles(const FileSystem& fs, const fs::
   std::vector<fs::path> out;
   for (const TreeEntry& entry : fs.ListEntries(dir)) {
     if (entry.kind != FileKind::kRegular) {
-      return refused(dir / entry.relative, entry.kind == FileKind::kSymlink
-                                               ? "a symbolic link"
-                                               : "a FIFO, device or socket");
+      return refused(dir / entry.relative, FileKindName(entry.kind));
     }
     if (entry.relative.extension() == ".cpp" && !entry.relative.has_parent_path()) {
       out.push_back(dir / entry.relative);

@@ -16,22 +16,6 @@ Error FileError(ExitCode code, const fs::path& p, std::string message, std::stri
   return e;
 }
 
-std::string KindName(FileKind kind) {
-  switch (kind) {
-    case FileKind::kDirectory:
-      return "a directory";
-    case FileKind::kSymlink:
-      return "a symbolic link";
-    case FileKind::kOther:
-      return "a FIFO, socket or device";
-    case FileKind::kMissing:
-      return "missing";
-    case FileKind::kRegular:
-      break;
-  }
-  return "a regular file";
-}
-
 std::string FormatBytes(std::uintmax_t bytes) {
   if (bytes % (1ull << 30) == 0) return fmt::format("{} GiB", bytes >> 30);
   if (bytes % (1ull << 20) == 0) return fmt::format("{} MiB", bytes >> 20);
@@ -59,8 +43,24 @@ void EraseTree(Container& c, const std::string& key) {
 
 }  // namespace
 
+std::string FileKindName(FileKind kind) {
+  switch (kind) {
+    case FileKind::kDirectory:
+      return "a directory";
+    case FileKind::kSymlink:
+      return "a symbolic link";
+    case FileKind::kOther:
+      return "a FIFO, socket or device";
+    case FileKind::kMissing:
+      return "missing";
+    case FileKind::kRegular:
+      break;
+  }
+  return "a regular file";
+}
+
 Error NotRegularFileError(const fs::path& p, FileKind kind) {
-  return FileError(ExitCode::kUsage, p, "not a regular file (it is " + KindName(kind) + ")",
+  return FileError(ExitCode::kUsage, p, "not a regular file (it is " + FileKindName(kind) + ")",
                    "kbuild reads and deletes only regular files here; replace it with one");
 }
 

@@ -119,6 +119,9 @@ class MemoryFileSystem final : public FileSystem {
   std::set<std::string> specials_;
 };
 
+// "a symbolic link", "a directory", "a FIFO, socket or device", ... for messages.
+std::string FileKindName(FileKind kind);
+
 // Errors both file systems report, worded once.
 Error NotRegularFileError(const fs::path& p, FileKind kind);
 Error FileTooLargeError(const fs::path& p, std::uintmax_t limit);

@@ -42,9 +42,7 @@ Expected<VariantFiles> RenderVariantFiles(const FileSystem& fs, const VariantLay
     const fs::path& rel = entry.relative;
     if (IsPythonCachePath(rel)) continue;
     if (entry.kind != FileKind::kRegular) {
-      return not_copied(layout.package_dir / rel, entry.kind == FileKind::kSymlink
-                                                      ? "a symbolic link"
-                                                      : "a FIFO, device or socket");
+      return not_copied(layout.package_dir / rel, FileKindName(entry.kind));
     }
     auto content = fs.Read(layout.package_dir / rel);
     if (!content) return content.error();

@@ -67,9 +67,7 @@ Expected<fs::path> ResumeRunFolder(const FileSystem& fs, const fs::path& project
   for (const TreeEntry& entry : fs.ListEntries(run)) {
     if (entry.kind == FileKind::kRegular) continue;
     return ResumeError(given, command,
-                       (run / entry.relative).string() + " is " +
-                           (entry.kind == FileKind::kSymlink ? "a symbolic link"
-                                                             : "not a regular file or folder") +
+                       (run / entry.relative).string() + " is " + FileKindName(entry.kind) +
                            ", which kbuild never makes there");
   }
   return run;
