@@ -220,11 +220,13 @@ class ConfigParser {
     }
   }
 
-  // Compiler flags reach CMake (which expands $ENV{...}, $<...> and splits at ';') and
-  // nvcc, which hands -D values to a shell: each flag keeps to characters none of them
+  // The flags at `key`. Compiler flags reach CMake (which expands $ENV{...}, $<...> and splits at
+  // ';') and nvcc, which hands -D values to a shell: each flag keeps to characters none of them
   // reads specially.
-  void CheckFlags(std::string_view key, const std::string& table_name,
-                  const std::vector<std::string>& flags, const std::vector<SourceLocation>& at) {
+  std::vector<std::string> Flags(const toml::table& table, std::string_view key,
+                                 const std::string& table_name) {
+    std::vector<SourceLocation> at;
+    std::vector<std::string> flags = Strings(table, key, &at);
     const auto safe = [](unsigned char c) {
       return std::isalnum(c) ||
              std::string_view("-_=.,:/+@%").find(static_cast<char>(c)) != std::string_view::npos;
@@ -241,6 +243,7 @@ class ConfigParser {
            "flags keep to letters, digits and - _ = . , : / + @ % (CMake expands '$' and splits "
            "at ';', and nvcc passes -D values through a shell); put the value in a header");
     }
+    return flags;
   }
 
   void ParseGeneral(const toml::table& general, ProjectConfig& config) {
@@ -386,20 +389,12 @@ class ConfigParser {
            guess.empty() ? "write capabilities as \"MAJOR.MINOR\", e.g. \"9.0\" for H100/H200"
                          : "write \"" + guess + "\"");
     }
-    std::vector<SourceLocation> at;
-    kernel.cuda_flags = Strings(table, "cuda-flags", &at);
-    CheckFlags("cuda-flags", table_name, kernel.cuda_flags, at);
-    at.clear();
-    kernel.cxx_flags = Strings(table, "cxx-flags", &at);
-    CheckFlags("cxx-flags", table_name, kernel.cxx_flags, at);
+    kernel.cuda_flags = Flags(table, "cuda-flags", table_name);
+    kernel.cxx_flags = Flags(table, "cxx-flags", table_name);
     kernel.cuda_minver = Version(table, "cuda-minver", table_name);
     kernel.rocm_archs = Strings(table, "rocm-archs");
-    at.clear();
-    kernel.hip_flags = Strings(table, "hip-flags", &at);
-    CheckFlags("hip-flags", table_name, kernel.hip_flags, at);
-    at.clear();
-    kernel.sycl_flags = Strings(table, "sycl-flags", &at);
-    CheckFlags("sycl-flags", table_name, kernel.sycl_flags, at);
+    kernel.hip_flags = Flags(table, "hip-flags", table_name);
+    kernel.sycl_flags = Flags(table, "sycl-flags", table_name);
     return kernel;
   }
 
