@@ -128,10 +128,12 @@ __device__ __forceinline__ void KeepAfterStores(Vec<T, V>& v) {
 // RotateChunk's steps written out again on purpose: a struct of a row and its
 // two vectors shared by both made nvcc split RotateChunk's vector stores
 // (st.global.v2.u16 into two st.global.u16, CUDA 13.0).
-template <typename T, int V, bool kInterleaved, typename Held>
+// angles_after_loads() gives the angles once q's and k's loads are issued,
+// so a table read there does not go ahead of them.
+template <typename T, int V, bool kInterleaved, typename AnglesAfterLoads>
 __device__ __forceinline__ void RotateSlot(const HeadRows<T>& q, const HeadRows<T>& k, int64_t b,
                                            int64_t s, int h, int lo_vec, int hi_vec,
-                                           const Held& angles) {
+                                           const AnglesAfterLoads& angles_after_loads) {
   const RowSpan whole{0, 0, 0};
   const bool has_q = h < q.heads;
   const bool has_k = h < k.heads;
@@ -146,6 +148,7 @@ __device__ __forceinline__ void RotateSlot(const HeadRows<T>& q, const HeadRows<
     k_lo = *BodyVector<V, false>(k_row, whole, lo_vec);
     k_hi = *BodyVector<V, false>(k_row, whole, hi_vec);
   }
+  const auto& angles = angles_after_loads();
   if (has_q) {
     Rotate<T, V, kInterleaved>(q_lo, q_hi, angles);
     *BodyVector<V, false>(q_row, whole, lo_vec) = q_lo;
@@ -223,6 +226,7 @@ template <typename T, int V, bool kInterleaved, typename Angles, int kMinBlocks 
           bool kHalves = false, bool kQkLoadsFirst = false, bool kStaged = false>
 __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
     RopeKernel(HeadRows<T> q, HeadRows<T> k, RopeGrid grid, Angles angles) {
+  static_assert(!(kQkLoadsFirst && kStaged), "the staged kernel loads every slot first already");
   extern __shared__ __align__(16) unsigned char staged[];  // kStaged: the slots' vectors
   __shared__ double turns[Angles::kTurns];
   angles.Prepare(turns);  // shared memory only: before the wait
@@ -248,14 +252,29 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   const bool per_head = angles.PerHead();
   const int lo = lo_vec * V;  // elements
   const int hi = hi_vec * V;
-  if (!per_head) held = angles.template Get<V, kInterleaved>(b, s, 0, lo, hi, turns);
+  // The loads-first kernel takes the angles after its first slot's q and k
+  // loads, so those go out first: q and k are the longer wait.
+  if (!per_head && !kQkLoadsFirst) {
+    held = angles.template Get<V, kInterleaved>(b, s, 0, lo, hi, turns);
+  }
   if constexpr (kStaged) kernels_common::WaitForCopies();  // own slots only: no barrier
   int n = 0;  // kStaged: the next staged vector
+  bool shared_angles_held = !kQkLoadsFirst;  // not per head: held once for every slot
   for (int h = group; h < grid.slots; h += groups) {
     // A per-head table's head h serves q head h and k head h alike.
-    if (per_head) held = angles.template Get<V, kInterleaved>(b, s, h, lo, hi, turns);
-    else held.Hide();
-    if constexpr (kStaged) {
+    const auto slot_angles = [&]() -> const decltype(held)& {
+      if (per_head || !shared_angles_held) {
+        held = angles.template Get<V, kInterleaved>(b, s, per_head ? h : 0, lo, hi, turns);
+        shared_angles_held = true;
+      } else {
+        held.Hide();
+      }
+      return held;
+    };
+    if constexpr (kQkLoadsFirst) {
+      RotateSlot<T, V, kInterleaved>(q, k, b, s, h, lo_vec, hi_vec, slot_angles);
+    } else if constexpr (kStaged) {
+      slot_angles();
       if (h < q.heads) {
         RotateStaged<T, V, kInterleaved>(q, b, s, h, lo_vec, hi_vec, held, staged, n);
         n += 2;
@@ -264,9 +283,8 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
         RotateStaged<T, V, kInterleaved>(k, b, s, h, lo_vec, hi_vec, held, staged, n);
         n += 2;
       }
-    } else if constexpr (kQkLoadsFirst) {
-      RotateSlot<T, V, kInterleaved>(q, k, b, s, h, lo_vec, hi_vec, held);
     } else {
+      slot_angles();
       RotateChunk<T, V, kInterleaved>(q, b, s, h, lo_vec, hi_vec, held);
       RotateChunk<T, V, kInterleaved>(k, b, s, h, lo_vec, hi_vec, held);
     }
