@@ -34,7 +34,7 @@ Environment:
   CUDA_HOME         CUDA Toolkit root (default: nvcc on PATH, then /usr/local/cuda)
   KBUILD_HOME       where templates/ and build.toml.in live (default: share/kbuild beside an installed kbuild, else the source tree it was built from)
   KBUILD_PYTHON     the python3 used to discover torch (default: python3 on PATH)
-  KBUILD_CACHE_DIR  per-machine cache: measured GPU bandwidth, the shared harness library (default: ~/.cache/kbuild))";
+  KBUILD_CACHE_DIR  per-machine cache: measured GPU bandwidth, the shared harness library (default: $XDG_CACHE_HOME/kbuild, else ~/.cache/kbuild; with neither, this user's own <temp>/kbuild-cache-<uid>))";
 
 std::vector<std::string> CommandNames() {
   std::vector<std::string> names;

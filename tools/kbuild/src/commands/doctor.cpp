@@ -26,7 +26,9 @@ int RunDoctorCommand(const GlobalOptions& global, const DoctorFlags& flags) {
   DoctorOptions options;
   options.bench = !flags.no_bench;
   options.require_gpu = flags.require_gpu;
-  options.cache_dir = CacheDir();
+  auto cache = CacheDir();
+  if (!cache) return report.Fail(cache.error());
+  options.cache_dir = *cache;
   auto probe = fs.Read(ResourcePath("gpu_probe.cu"));
   if (!probe) {
     Error e = probe.error();

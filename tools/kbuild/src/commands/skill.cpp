@@ -139,7 +139,11 @@ Status FindToolchain(FileSystem& fs, ProcessRunner& runner, bool use_cache,
                      "check that TMPDIR (or /tmp) is writable");
   }
   setup.work_dir = work_dir;
-  if (use_cache) setup.cache_dir = CacheDir() / "skill-check";
+  if (use_cache) {
+    auto cache = CacheDir();
+    if (!cache) return cache.error();
+    setup.cache_dir = *cache / "skill-check";
+  }
   return {};
 }
 

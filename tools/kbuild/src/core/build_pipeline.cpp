@@ -112,8 +112,10 @@ Expected<PreparedBuild> PrepareBuild(FileSystem& fs, ProcessRunner& runner,
   if (fs.Exists(*generate.harness_cmake)) {
     const HarnessLibraryInputs inputs{generate.harness_cmake->parent_path(),
                                       ToolchainKey(p.torch, p.cuda), options.debug};
+    auto cache = CacheDir();
+    if (!cache) return cache.error();
     std::error_code ec;
-    auto dir = HarnessLibraryDir(fs, inputs, std::filesystem::absolute(CacheDir(), ec));
+    auto dir = HarnessLibraryDir(fs, inputs, std::filesystem::absolute(*cache, ec));
     if (!dir) return dir.error();
     generate.harness_prebuilt_dir = *dir;
   }

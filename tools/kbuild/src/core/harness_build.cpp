@@ -57,7 +57,9 @@ Expected<HarnessBuild> BuildHarness(FileSystem& fs, ProcessRunner& runner,
 
   auto probe_source = ReadResource(fs, "gpu_probe.cu");
   if (!probe_source) return probe_source.error();
-  const GpuProbeRequest probe{out.prepared.cuda.nvcc, out.prepared.cuda.build, CacheDir(),
+  auto cache = CacheDir();
+  if (!cache) return cache.error();
+  const GpuProbeRequest probe{out.prepared.cuda.nvcc, out.prepared.cuda.build, *cache,
                               *probe_source, o.measure_peak};
   const std::string command = o.kind == HarnessKind::kTests ? "test" : "bench";
   auto gpu = RequireGpu(fs, runner, probe, command, o.env_peak);

@@ -1,8 +1,12 @@
 #include "core/paths.h"
 
+#include <unistd.h>
+
+#include <string>
 #include <system_error>
 
 #include "core/kbuild_home.h"
+#include "core/private_folder.h"
 #include "core/process.h"
 
 namespace kb {
@@ -29,11 +33,16 @@ fs::path ResourcePath(const std::string& name) {
   return KbuildHome() / "tools" / "kbuild" / "resources" / name;
 }
 
-fs::path CacheDir() {
-  if (auto dir = GetEnv("KBUILD_CACHE_DIR")) return *dir;
+Expected<fs::path> CacheDir() {
+  if (auto dir = GetEnv("KBUILD_CACHE_DIR")) return fs::path(*dir);
   if (auto xdg = GetEnv("XDG_CACHE_HOME")) return fs::path(*xdg) / "kbuild";
   if (auto home = GetEnv("HOME")) return fs::path(*home) / ".cache" / "kbuild";
-  return fs::temp_directory_path() / "kbuild-cache";
+  const fs::path shared_temp =
+      fs::temp_directory_path() / ("kbuild-cache-" + std::to_string(geteuid()));
+  Status own =
+      EnsurePrivateFolder(shared_temp, "set KBUILD_CACHE_DIR (or HOME) to a folder of yours");
+  if (!own.ok()) return own.error();
+  return shared_temp;
 }
 
 Status WriteIfChanged(FileSystem& fs, const fs::path& path, const std::string& content,

@@ -32,8 +32,11 @@ BuildPaths MakeBuildPaths(const std::filesystem::path& project_dir);
 // <KbuildHome()>/tools/kbuild/resources/<name> (see kbuild_home.h).
 std::filesystem::path ResourcePath(const std::string& name);
 
-// KBUILD_CACHE_DIR, else $XDG_CACHE_HOME/kbuild, else ~/.cache/kbuild.
-std::filesystem::path CacheDir();
+// KBUILD_CACHE_DIR, else $XDG_CACHE_HOME/kbuild, else ~/.cache/kbuild, else
+// (no HOME) <temp>/kbuild-cache-<uid>, which must be this user's own folder:
+// another user could make that name first and plant the harness library
+// kbuild links (EnsurePrivateFolder).
+Expected<std::filesystem::path> CacheDir();
 
 // Writes only when the content differs, so Ninja and Python see unchanged
 // files as unchanged. `changed` (optional) says whether it wrote.
