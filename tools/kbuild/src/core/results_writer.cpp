@@ -5,6 +5,7 @@
 #include "core/bench_render.h"
 #include "core/json_fields.h"
 #include "core/report.h"
+#include "core/run_folder.h"
 #include "core/svg_chart.h"
 
 namespace kb {
@@ -92,17 +93,8 @@ std::vector<std::pair<std::string, std::string>> RenderResultFiles(
 Expected<std::vector<std::filesystem::path>> WriteResultFiles(
     FileSystem& fs, const std::filesystem::path& results_dir,
     const std::vector<std::pair<std::string, std::string>>& files) {
-  // A results/ planted as a link would take every file elsewhere (the files' own names are
-  // replaced, never written through).
-  const FileKind kind = fs.KindOf(results_dir);
-  if (kind != FileKind::kDirectory && kind != FileKind::kMissing) {
-    Error e = MakeError(ExitCode::kUsage,
-                        kind == FileKind::kSymlink ? "the results folder is a symbolic link"
-                                                   : "the results folder is not a folder",
-                        "remove it: kbuild writes its results there");
-    e.path = results_dir.string();
-    return e;
-  }
+  // The files' own names are replaced, never written through; the folder is checked here.
+  if (Status ok = CheckResultsFolder(fs, results_dir); !ok) return ok.error();
   std::vector<std::filesystem::path> written;
   for (const auto& [name, content] : files) {
     if (Status s = fs.Write(results_dir / name, content); !s) {

@@ -18,14 +18,21 @@ Error ResumeError(const fs::path& given, const std::string& command, const std::
 
 }  // namespace
 
+Status CheckResultsFolder(const FileSystem& fs, const fs::path& results) {
+  const FileKind kind = fs.KindOf(results);
+  if (kind == FileKind::kDirectory || kind == FileKind::kMissing) return {};
+  Error e = MakeError(ExitCode::kUsage,
+                      kind == FileKind::kSymlink ? "the results folder is a symbolic link"
+                                                 : "the results folder is not a folder",
+                      "remove it: kbuild writes its results there");
+  e.path = results.string();
+  return e;
+}
+
 Expected<fs::path> NewRunFolder(const FileSystem& fs, const fs::path& project,
                                 const std::string& command, const std::string& stamp) {
   const fs::path results = project / "results";
-  const FileKind kind = fs.KindOf(results);
-  if (kind != FileKind::kMissing && kind != FileKind::kDirectory) {
-    return MakeError(ExitCode::kUsage, results.string() + " is not a folder (a symlink or file)",
-                     "remove it: kbuild writes its results there");
-  }
+  if (Status ok = CheckResultsFolder(fs, results); !ok) return ok.error();
   const std::string base = command + "-" + stamp;
   fs::path run = results / base;
   for (int n = 2; fs.KindOf(run) != FileKind::kMissing; ++n) {

@@ -11,6 +11,11 @@
 
 namespace kb {
 
+// <project>/results, where bench, tune and optimize write: missing or a real
+// folder. A link planted there would take every file written below it
+// elsewhere. Exit 2 otherwise, naming it.
+Status CheckResultsFolder(const FileSystem& fs, const std::filesystem::path& results);
+
 // A new run folder <project>/results/<command>-<stamp> (with "-2", "-3", ...
 // when taken); not created yet. Exit 2 when results/ is a symlink or a file.
 Expected<std::filesystem::path> NewRunFolder(const FileSystem& fs,
