@@ -49,10 +49,12 @@ __device__ __forceinline__ void SinCosTurns(double turns, float* s, float* c) {
 }
 
 // Each source's kTurns: the float64 table its Prepare fills (shared
-// memory), sized for the largest supported head_dim / channel count.
+// memory), sized for the largest supported head_dim / channel count;
+// kComputed: whether Get computes the angles (rather than reading them).
 template <typename W>
 struct TableAngles {
   static constexpr int kTurns = 1;  // unused
+  static constexpr bool kComputed = false;  // read from memory
   const W* cos;
   const W* sin;
   int64_t batch_stride;
@@ -111,6 +113,7 @@ struct TableAngles {
 // angle_i = pos * theta^(-2i / d), i < d / 2 (Llama / Qwen3 default rope).
 struct PositionAngles {
   static constexpr int kTurns = 512;  // head_dim <= 1024
+  static constexpr bool kComputed = true;
   const int64_t* positions;
   int64_t batch_stride;  // 0: one position row for every batch entry
   int half;
@@ -149,6 +152,7 @@ struct PositionAngles {
 // n = channels / 6 frequencies, coord_a the token's frame / row / column.
 struct LtxVideoAngles {
   static constexpr int kTurns = 1024;  // heads * head_dim <= 6144
+  static constexpr bool kComputed = true;
   int height;
   int width;
   int half;       // d / 2

@@ -129,7 +129,7 @@ __device__ __forceinline__ void KeepAfterStores(Vec<T, V>& v) {
 // two vectors shared by both made nvcc split RotateChunk's vector stores
 // (st.global.v2.u16 into two st.global.u16, CUDA 13.0).
 // angles_after_loads() gives the angles once q's and k's loads are issued,
-// so a table read there does not go ahead of them.
+// so angles computed there overlap those loads.
 template <typename T, int V, bool kInterleaved, typename AnglesAfterLoads>
 __device__ __forceinline__ void RotateSlot(const HeadRows<T>& q, const HeadRows<T>& k, int64_t b,
                                            int64_t s, int h, int lo_vec, int hi_vec,
@@ -252,14 +252,18 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   const bool per_head = angles.PerHead();
   const int lo = lo_vec * V;  // elements
   const int hi = hi_vec * V;
-  // The loads-first kernel takes the angles after its first slot's q and k
-  // loads, so those go out first: q and k are the longer wait.
-  if (!per_head && !kQkLoadsFirst) {
+  // The loads-first kernel computes angles (Angles::kComputed) after a
+  // slot's q and k loads are issued, so the sincos work overlaps them
+  // (positions at decode 1.5-5% faster; H200, results/h200-2026-12-05).
+  // Tables are read before q and k: after them, LTX-Video's per-head tables
+  // were 0.1-1.4% slower.
+  constexpr bool kLate = kQkLoadsFirst && Angles::kComputed;
+  if (!per_head && !kLate) {
     held = angles.template Get<V, kInterleaved>(b, s, 0, lo, hi, turns);
   }
   if constexpr (kStaged) kernels_common::WaitForCopies();  // own slots only: no barrier
   int n = 0;  // kStaged: the next staged vector
-  bool shared_angles_held = !kQkLoadsFirst;  // not per head: held once for every slot
+  bool shared_angles_held = !kLate;  // not per head: held once for every slot
   for (int h = group; h < grid.slots; h += groups) {
     // A per-head table's head h serves q head h and k head h alike.
     const auto slot_angles = [&]() -> const decltype(held)& {
@@ -271,8 +275,12 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
       }
       return held;
     };
-    if constexpr (kQkLoadsFirst) {
+    if constexpr (kLate) {
       RotateSlot<T, V, kInterleaved>(q, k, b, s, h, lo_vec, hi_vec, slot_angles);
+    } else if constexpr (kQkLoadsFirst) {
+      const auto& ready = slot_angles();
+      RotateSlot<T, V, kInterleaved>(q, k, b, s, h, lo_vec, hi_vec,
+                                     [&]() -> const decltype(held)& { return ready; });
     } else if constexpr (kStaged) {
       slot_angles();
       if (h < q.heads) {
