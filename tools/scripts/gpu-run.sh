@@ -41,7 +41,8 @@
 # (ours and the peers as CUDA-graph replays), or to the templates it names ("rmsnorm
 # head_rmsnorm"); GPU_RUN_PROBE_SHAPES (e.g. "128x4096 512x4096")
 # picks the probe's shapes. GPU_RUN_TEST_FILTERS ("template=PATTERN ...", e.g.
-# "rope=Rope.Tiny*") runs only those tests of a template; GPU_RUN_TEST_TEMPLATES and
+# "rope=Rope.Tiny*") runs only those tests of a template, GPU_RUN_BENCH_FILTERS (the same form,
+# e.g. "rope=64x1|ltx") only those cases of its default bench; GPU_RUN_TEST_TEMPLATES and
 # GPU_RUN_BENCH_TEMPLATES (names) limit which templates are tested and benchmarked; GPU_RUN_PROFILE=1 adds `kbuild profile` of the rmsnorm
 # template and of the deliberately slow copy in tools/harness/bad_kernels. GPU_RUN_TUNE
 # ("template:budget[:seconds] ...", e.g. "rmsnorm:24 gemm_fp32:48:560") runs `kbuild tune` on a
@@ -111,8 +112,9 @@ SWEEP="${GPU_RUN_SWEEP:-$SWEEP}" KBUILD_SELFTESTS="${GPU_RUN_SELFTESTS:-$KBUILD_
 WORKER_TESTS="${GPU_RUN_WORKER_TESTS:-$KBUILD_SELFTESTS}" TESTS="${GPU_RUN_TESTS:-$TESTS}"
 PROBE="${GPU_RUN_PROBE:-$PROBE}" FEATURES="${GPU_RUN_FEATURES:-$FEATURES}"
 GRAPH_BENCH="${GPU_RUN_GRAPH_BENCH:-0}" PROFILE="${GPU_RUN_PROFILE:-0}"
-declare -A TEST_FILTER=()
+declare -A TEST_FILTER=() BENCH_FILTER=()
 for entry in ${GPU_RUN_TEST_FILTERS:-}; do TEST_FILTER["${entry%%=*}"]="${entry#*=}"; done
+for entry in ${GPU_RUN_BENCH_FILTERS:-}; do BENCH_FILTER["${entry%%=*}"]="${entry#*=}"; done
 
 FINAL_OUT="${OUT:-$ROOT/gpu-out}"
 WORK="${KBUILD_GPU_WORK:-/tmp/kbuild-gpu}"
@@ -291,7 +293,9 @@ if [[ $TEMPLATES == 1 ]]; then
       step "$t: kbuild test${filter:+ --filter $filter}" "$t.log" \
       kbuild -C "$proj" test ${filter:+--filter "$filter"}
     if [[ $BENCHES == 1 && " ${GPU_RUN_BENCH_TEMPLATES:-$t} " == *" $t "* ]]; then
-      step "$t: kbuild bench" "$t.log" kbuild -C "$proj" bench
+      bfilter="${BENCH_FILTER[$t]:-}"
+      step "$t: kbuild bench${bfilter:+ --filter $bfilter}" "$t.log" \
+        kbuild -C "$proj" bench ${bfilter:+--filter "$bfilter"}
       for ext in md json svg; do cp "$proj/results/latest.$ext" "$OUT/bench-$t.$ext" 2>/dev/null; done
       if [[ $GRAPH_BENCH == 1 || " $GRAPH_BENCH " == *" $t "* ]]; then
         step "$t: kbuild bench --graph" "$t.log" kbuild -C "$proj" bench --graph

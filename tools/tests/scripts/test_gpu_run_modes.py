@@ -130,3 +130,12 @@ def test_ncu_beside_peers_follows_the_bench_of_its_template_only():
     probe = "rope: ncu beside peers (rope_ltx_tables/2x16x16x24x32x64.bf16)"
     assert probe in s and s.index(probe) == s.index("rope: kbuild bench") + 1
     assert not any(step.startswith("adaln: ncu") for step in s)
+
+
+def test_bench_filters_narrow_a_templates_default_bench_only():
+    s = steps_env({"GPU_RUN_TEMPLATES": "rope softmax", "GPU_RUN_SELFTESTS": "0",
+                   "GPU_RUN_BENCH_FILTERS": "rope=64x1|ltx",
+                   "GPU_RUN_DEFINES": "rope:ROPE_MIN_BLOCKS=3:^rope/:notest"}, "--trust")
+    assert "rope: kbuild bench --filter 64x1|ltx" in s
+    assert "rope: kbuild bench --define ROPE_MIN_BLOCKS=3 --filter ^rope/" in s
+    assert "softmax: kbuild bench" in s
