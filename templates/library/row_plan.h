@@ -26,8 +26,8 @@
 //                   L2, not DRAM); one for an op that reduces a row to a
 //                   value (logsumexp, cross entropy, row sums), which holds
 //                   nothing and may plan with any budget
-// Few long rows may instead be split over clusters of blocks:
-// PlanRowsOrClusters, below.
+// Rows longer than one block's registers, and few long rows, may instead be
+// split over clusters of blocks: PlanRowsOrClusters, below.
 #pragma once
 
 #include <cstdint>
@@ -219,24 +219,47 @@ inline RowPlan PlanRows(int64_t rows, int64_t nv, int sm_count, int threads_per_
   return {RowPath::kBlockLoop, kLoopBlockThreads, rows};
 }
 
-// Few long rows: a row that gets a block of its own leaves SMs idle when
-// there are fewer rows than SMs (32 x 151936 bf16: 32 of 132 H200 SMs). Such
-// a row is split over a cluster of 2, 4 or 8 blocks (sm_90 thread block
-// clusters; cluster_reduce.cuh combines their partial results, each block
-// looping over its share), while the GPU has fewer blocks than SMs and each
-// block keeps at least kLoopBlockThreads vectors of the row (one per
-// thread). Otherwise the row plan of PlanRows, cluster 1.
+// Clusters of blocks (sm_90 thread block clusters; cluster_reduce.cuh
+// combines the blocks' partial results), in this order:
+// - held: a row longer than one block's registers hold (nv >
+//   MaxRegisterRowVecs(max_vecs): fp32 rows of 16385-131072 elements with a
+//   budget of 8) but within kMaxRowCluster blocks' is split over the
+//   smallest cluster of 2, 4 or 8 blocks whose shares fit (larger while
+//   the GPU has fewer blocks than SMs), each block holding its share in
+//   registers on the budget's block path, so x is read once (a loop over
+//   the row reads it twice: softmax 2048 x 32768 fp32, 65% of copy
+//   bandwidth on the H200, 2026-12-01);
+// - looped: few long rows (a row that gets a block of its own leaves SMs
+//   idle when there are fewer rows than SMs) are split over 2, 4 or 8
+//   blocks while the GPU has fewer blocks than SMs and each block keeps at
+//   least kLoopBlockThreads vectors of the row (one per thread), each
+//   block looping over its share;
+// - otherwise the row plan of PlanRows, cluster 1.
 constexpr int kMaxRowCluster = 8;  // the portable cluster size
 
 struct ClusteredRowPlan {
-  RowPlan rows;  // blocks: rows * cluster on the cluster path (kBlockLoop)
+  RowPlan rows;  // blocks: rows * cluster; path: kBlockLoop, or the held
+                 // block path (kBlock2 / 4 / 8) when each block holds its share
   int cluster;   // blocks per row: 1, or 2 / 4 / 8
 };
 
 // clusters: the device runs thread block clusters and the launch can use
-// them (e.g. it reads whole 16-byte vectors); max_vecs as for PlanRows.
+// them (e.g. it reads whole 16-byte vectors); max_vecs as for PlanRows;
+// held: the op has a held cluster kernel (else long rows loop).
 inline ClusteredRowPlan PlanRowsOrClusters(int64_t rows, int64_t nv, int sm_count,
-                                           int threads_per_sm, int max_vecs, bool clusters) {
+                                           int threads_per_sm, int max_vecs, bool clusters,
+                                           bool held = false) {
+  const int64_t block_vecs = MaxRegisterRowVecs(max_vecs);
+  if (clusters && held && nv > block_vecs && nv <= kMaxRowCluster * block_vecs) {
+    int cluster = 2;  // the smallest that fits, doubled while SMs would idle
+    while (cluster < kMaxRowCluster &&
+           (CeilDiv(nv, cluster) > block_vecs || rows * cluster < sm_count)) {
+      cluster *= 2;
+    }
+    const RowPath path = BlockPathHolding(max_vecs);
+    const int64_t share = CeilDiv(nv, cluster);
+    return {{path, RoundUpToWarp(CeilDiv(share, ShapeOf(path).vecs)), rows * cluster}, cluster};
+  }
   int cluster = 1;
   while (clusters && cluster < kMaxRowCluster && rows * cluster < sm_count &&
          nv >= int64_t{2} * cluster * kLoopBlockThreads) {

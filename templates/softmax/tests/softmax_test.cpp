@@ -1,8 +1,8 @@
 // softmax through the dispatcher against a float64 reference (at::softmax of
 // the same inputs in float64): bf16/fp16/fp32, rows of 1 element to a 152K
 // vocabulary on every path of the plan (4-32 lanes, a warp, a block per row,
-// two passes, a cluster of 2-8 blocks per row), odd lengths, misaligned and
-// offset views, magnitudes from 1e-4 to each dtype's max / 16 (fp32 1e4:
+// two passes, clusters of 2-8 blocks per row holding or looping over it),
+// odd lengths, misaligned and offset views, magnitudes from 1e-4 to each dtype's max / 16 (fp32 1e4:
 // exp overflows unless the max is subtracted), -inf masks (causal, padded,
 // whole rows: NaN there, as torch), more than 65,535 rows, past 2^31
 // elements, and a rejected stride-2 last dimension.
@@ -24,17 +24,22 @@ using kb::harness::OpSpec;
 const std::vector<at::ScalarType> kDtypes = {at::kBFloat16, at::kHalf,
                                              at::kFloat};
 
-// bf16 vectors per row, path (132 SMs): {1, 1} one element; {9001, 128}
-// 16 lanes; {16384, 1024} a warp, 4 per lane; {129, 4096} a block, 1 each;
+// Rows x columns, bf16 path (132 SMs): {1, 1} one element; {9001, 128} 16
+// lanes; {16384, 1024} a warp, 4 per lane; {129, 4096} a block, 1 each;
 // {4099, 2048} a block, 2 each; {200, 32768} a block, 8 each; {300, 40000}
-// two passes; {100, 20000} a cluster of 2; {5, 24576} a cluster of 4 (fp32:
-// 8); {5, 32768} and {3, 151936} (the Qwen3 vocabulary) a cluster of 8;
-// {1, 152063} a cluster of 8 on a split row (head, body, tail).
+// and {140, 140000} two passes; {100, 20000} a cluster of 2; {5, 24576} a
+// cluster of 4 (fp32: 8); {5, 32768}, {2, 65536} and {3, 151936} (the
+// Qwen3 vocabulary) a cluster of 8; {1, 152063} a cluster of 8 on a split
+// row (head, body, tail). Built with SOFTMAX_HELD_CLUSTERS=1, the rows past
+// a block's registers are held by clusters: {200, 32768} fp32 and {300,
+// 40000} by 2 (fp32: 4), {2, 65536}, {3, 151936}, {1, 152063} and {140,
+// 140000} by 8 (fp32 151936: still 8 looping blocks; fp32 140000: two
+// passes), {100, 20000} fp32 by 2, {5, 24576} and {5, 32768} fp32 by 8.
 std::vector<std::vector<int64_t>> Shapes() {
-  return {{1, 1},      {1, 64},      {7, 2047},    {129, 4096}, {3, 5120},
-          {33, 100},   {9001, 128},  {16384, 1024}, {4099, 2048},
+  return {{1, 1},       {1, 64},      {7, 2047},    {129, 4096}, {3, 5120},
+          {33, 100},    {9001, 128},  {16384, 1024}, {4099, 2048},
           {200, 32768}, {300, 40000}, {100, 20000}, {5, 24576}, {5, 32768},
-          {3, 151936}, {1, 152063}, {2, 65536}};
+          {3, 151936},  {1, 152063},  {2, 65536},   {140, 140000}};
 }
 
 std::vector<at::Tensor> Reference(const at::Tensor& x) {

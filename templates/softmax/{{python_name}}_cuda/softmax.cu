@@ -17,9 +17,12 @@
 // Fewer rows than SMs of 1024 vectors or more (32 x 151936, a vocabulary)
 // are each split over a cluster of 2-8 blocks (common/softmax_plan.h) that
 // take the two passes over their shares and combine their (max, sum)
-// through distributed shared memory. Rows that start off a
-// 16-byte boundary split into a scalar head, a 16-byte body and a scalar
-// tail (common/row_span.h). Launched overlapped (common/overlap.cuh).
+// through distributed shared memory. With SOFTMAX_HELD_CLUSTERS=1 rows of
+// up to 8 x 4096 vectors (262144 bf16 elements, 131072 fp32) are split over
+// clusters of 2-8 blocks that each hold their share in registers instead,
+// x read once (SoftmaxHeldClusterKernel). Rows that start off a 16-byte
+// boundary split into a scalar head, a 16-byte body and a scalar tail
+// (common/row_span.h). Launched overlapped (common/overlap.cuh).
 //
 // measured (H200, 2026-12-01, torch 2.11.0+cu130, CUDA 13.0, kbuild bench;
 // results/h200-2026-12-01-templates/run-1801): 524288x2048 bf16 1108 us, 92.6% of
@@ -44,34 +47,87 @@ using namespace kernels_common;
 // and the store (the 2048-element bf16 rows of the block path hold 16).
 constexpr int kKeptExps = 16;
 
-// Rows that fit in registers: every path of the row plan (kGroup lanes or
-// a block per row, kVecs vectors per thread). Scalar rows (V == 1) ask for
-// one block per SM: under ptxas's default register target the fp32 block
-// path with 8 per thread spilled 12 bytes (CUDA 13.0; 48 registers without).
-template <typename T, int V, int kVecs, int kGroup, bool kSplit>
-__global__ void __launch_bounds__(kMaxBlockThreads, V == 1 ? 1 : 0)
-    SoftmaxRegisterKernel(T* __restrict__ y, const T* __restrict__ x,
-                          int64_t rows, int cols, int first_phase,
-                          int64_t x_stride, int64_t y_stride) {
+// The slot of a thread on a held path: CurrentRowSlot's, or on the held
+// cluster path, its block's row (blockIdx.x / kCluster) with the block's
+// threads from 0 (ShareOf moves them to the block's share).
+template <int kGroup, int kCluster>
+__device__ __forceinline__ RowSlot HeldRowSlot(int64_t rows) {
+  if constexpr (kCluster == 1) {
+    return CurrentRowSlot<kGroup>(rows);
+  } else {
+    return {static_cast<int64_t>(blockIdx.x / kCluster),
+            static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), true};
+  }
+}
+
+// Block rank = blockIdx.x % kCluster's share of a row on the held cluster
+// path: body vectors [begin, begin + share), the span its held slots stop
+// in (span.body = the share's end) and its edge elements (rank 0's).
+struct RowShare {
+  int begin;
+  RowSpan held;
+  RowSpan edges;
+};
+
+template <int kCluster>
+__device__ __forceinline__ RowShare ShareOf(const RowSpan& span) {
+  if constexpr (kCluster == 1) {
+    return {0, span, span};
+  } else {
+    const int rank = static_cast<int>(blockIdx.x % kCluster);
+    const int share = (span.body + kCluster - 1) / kCluster;
+    const int begin = rank * share;
+    RowSpan held = span;
+    held.body = min(span.body, begin + share);
+    return {begin, held, rank == 0 ? span : RowSpan{}};
+  }
+}
+
+// A row (or, with kCluster > 1, a block's share of it) held in registers:
+// every register path of the row plan (kGroup lanes or a block per row,
+// kVecs vectors per thread) and the held cluster path (a block per share,
+// the blocks' (max, sum) combined through distributed shared memory).
+template <typename T, int V, int kVecs, int kGroup, bool kSplit, int kCluster>
+__device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
+                                               const T* __restrict__ x,
+                                               int64_t rows, int cols,
+                                               int first_phase,
+                                               int64_t x_stride,
+                                               int64_t y_stride) {
   constexpr int kEdgeSlots = kEdgeSlotsPerThread<V, kGroup, kSplit>;
   __shared__ MaxSum scratch[kWarpSize];
-  const RowSlot s = CurrentRowSlot<kGroup>(rows);
+  const RowSlot s = HeldRowSlot<kGroup, kCluster>(rows);
   const T* x_row = x + s.row * x_stride;
   T* y_row = y + s.row * y_stride;
   const RowSpan span =
       s.valid ? SpanOf<V, kSplit>(first_phase, s.row, x_stride, cols)
               : RowSpan{};
+  // This block's share of the row (all of it without a cluster).
+  const RowShare share = ShareOf<kCluster>(span);
+  const RowSpan& held = kCluster == 1 ? span : share.held;
+  const RowSpan& edge_span = kCluster == 1 ? span : share.edges;
+  const int first = s.first + share.begin;
   WaitForPreviousKernel();  // common/overlap.cuh: before any memory access
   AllowNextKernelLaunch();
 
   Vec<T, V> r[kVecs] = {};  // common/held_row.cuh
-  LoadHeldVectors<V, kSplit>(x_row, span, s.first, s.step, r);
+  LoadHeldVectors<V, kSplit>(x_row, held, first, s.step, r);
   EdgeValues<kEdgeSlots> edges;
-  LoadEdges<V>(x_row, span, s.first, s.step, edges);
+  LoadEdges<V>(x_row, edge_span, first, s.step, edges);
   const auto for_each_value = [&](auto&& f) {
-    ForEachHeldValue(r, span, s.first, s.step, f);
-    ForEachEdge<V, kEdgeSlots>(span, s.first, s.step,
+    ForEachHeldValue(r, held, first, s.step, f);
+    ForEachEdge<V, kEdgeSlots>(edge_span, first, s.step,
                                [&](int m, int) { f(edges.v[m]); });
+  };
+  // The row's (max, sum) from this block's: a cluster merges its blocks'.
+  const auto row_reduce = [&](MaxSum mine) {
+    const MaxSum block = RowReduce<kGroup>(mine, MergeMaxSum{}, scratch);
+    if constexpr (kCluster > 1) {
+      __shared__ MaxSum cluster_part;
+      return ClusterReduce<kCluster>(block, MergeMaxSum{}, &cluster_part);
+    } else {
+      return block;
+    }
   };
   if constexpr (kVecs * V <= kKeptExps) {
     // Up to kKeptExps values per thread: their exps stay in fp32 registers
@@ -81,45 +137,73 @@ __global__ void __launch_bounds__(kMaxBlockThreads, V == 1 ? 1 : 0)
     float e[kVecs][V] = {};
     float sum = 0.f;
     if (max != -INFINITY) {  // as MaxSumOf: no exp(-inf + inf)
-      ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int) {
+      ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int) {
 #pragma unroll
         for (int i = 0; i < V; ++i) {
           e[k][i] = FastExp(r[k].Get(i) - max);
           sum += e[k][i];
         }
       });
-      ForEachEdge<V, kEdgeSlots>(span, s.first, s.step, [&](int m, int) {
+      ForEachEdge<V, kEdgeSlots>(edge_span, first, s.step, [&](int m, int) {
         sum += FastExp(edges.v[m] - max);
       });
     }
-    const MaxSum row = RowReduce<kGroup>(MaxSum{max, sum}, MergeMaxSum{}, scratch);
+    const MaxSum row = row_reduce(MaxSum{max, sum});
     const float inv_sum = 1.f / row.sum;
     // exp(v - row.max) / sum = e * exp(max - row.max) / sum. A thread of
     // -inf only has e = 0 and scale 0; a row of -inf only gets NaN from
     // exp(-inf + inf), as torch.softmax; +inf or NaN make inv_sum NaN.
     const float scale = FastExp(max - row.max) * inv_sum;
-    ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
+    ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int idx) {
       Vec<T, V> out;
 #pragma unroll
       for (int i = 0; i < V; ++i) out.Set(i, e[k][i] * scale);
-      *BodyVector<V, kSplit>(y_row, span, idx) = out;
+      *BodyVector<V, kSplit>(y_row, held, idx) = out;
     });
-    StoreSoftmaxEdges<V>(y_row, edges, row.max, inv_sum, span, s.first, s.step);
+    StoreSoftmaxEdges<V>(y_row, edges, row.max, inv_sum, edge_span, first,
+                         s.step);
   } else {
-    const MaxSum row = RowReduce<kGroup>(MaxSumOf(for_each_value), MergeMaxSum{}, scratch);
+    const MaxSum row = row_reduce(MaxSumOf(for_each_value));
     const float inv_sum = 1.f / row.sum;
     KeepPacked(r);  // common/held_row.cuh: registers for two blocks per SM
-    ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
-      *BodyVector<V, kSplit>(y_row, span, idx) =
+    ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int idx) {
+      *BodyVector<V, kSplit>(y_row, held, idx) =
           SoftmaxVector(r[k], row.max, inv_sum);
     });
-    StoreSoftmaxEdges<V>(y_row, edges, row.max, inv_sum, span, s.first, s.step);
+    StoreSoftmaxEdges<V>(y_row, edges, row.max, inv_sum, edge_span, first,
+                         s.step);
   }
+  if constexpr (kCluster > 1) ClusterReduceDone();
 }
 
-// Rows too long for registers, or split over a cluster: kCluster blocks per
-// row, each with a contiguous share of the body vectors (rank 0 also holds
-// the edge elements). Pass 1: an online (max, sum) per thread, merged over
+// Rows that fit in registers: every path of the row plan. Scalar rows
+// (V == 1) ask for one block per SM: under ptxas's default register target
+// the fp32 block path with 8 per thread spilled 12 bytes (CUDA 13.0; 48
+// registers without).
+template <typename T, int V, int kVecs, int kGroup, bool kSplit>
+__global__ void __launch_bounds__(kMaxBlockThreads, V == 1 ? 1 : 0)
+    SoftmaxRegisterKernel(T* __restrict__ y, const T* __restrict__ x,
+                          int64_t rows, int cols, int first_phase,
+                          int64_t x_stride, int64_t y_stride) {
+  SoftmaxHeldRow<T, V, kVecs, kGroup, kSplit, 1>(y, x, rows, cols, first_phase,
+                                                 x_stride, y_stride);
+}
+
+// Rows longer than a block's registers: each block of a cluster holds its
+// share (16-byte vectors only, as the looped clusters).
+template <typename T, int V, int kVecs, bool kSplit, int kCluster>
+__global__ void __cluster_dims__(kCluster, 1, 1)
+    __launch_bounds__(kMaxBlockThreads)
+        SoftmaxHeldClusterKernel(T* __restrict__ y, const T* __restrict__ x,
+                                 int64_t rows, int cols, int first_phase,
+                                 int64_t x_stride, int64_t y_stride) {
+  SoftmaxHeldRow<T, V, kVecs, kWholeBlock, kSplit, kCluster>(
+      y, x, rows, cols, first_phase, x_stride, y_stride);
+}
+
+// Rows too long for registers, or few long rows split over a cluster:
+// kCluster blocks per row, each with a contiguous share of the body vectors
+// (rank 0 also holds the edge elements). Pass 1: an online (max, sum) per thread, merged over
 // the block, then the cluster. Pass 2 re-reads the share and writes y.
 template <typename T, int V, bool kSplit, int kCluster>
 __device__ __forceinline__ void SoftmaxLoopRow(T* __restrict__ y,
@@ -231,11 +315,27 @@ cudaError_t LaunchSoftmax(void* y, const void* x, DType dtype, int64_t rows,
         return LaunchForPath<kSoftmaxVecs>(
             plan.rows.path,
             [&](auto vecs, auto group) {
-              return LaunchOverlapped(
-                  SoftmaxRegisterKernel<T, V, decltype(vecs)::value,
-                                        decltype(group)::value, kSplit>,
-                  grid, block, stream, yp, xp, rows, row_elems, phase,
-                  x_row_stride, y_row_stride);
+              constexpr int kVecs = decltype(vecs)::value;
+              constexpr int kGroup = decltype(group)::value;
+              if (plan.cluster == 1) {
+                return LaunchOverlapped(
+                    SoftmaxRegisterKernel<T, V, kVecs, kGroup, kSplit>, grid,
+                    block, stream, yp, xp, rows, row_elems, phase,
+                    x_row_stride, y_row_stride);
+              }
+              // Held clusters: the budget's block path, 16-byte vectors.
+              if constexpr (!SOFTMAX_HELD_CLUSTERS || V * sizeof(T) != 16 ||
+                            kGroup != kWholeBlock || kVecs != kSoftmaxVecs) {
+                return cudaErrorInvalidValue;  // the plan makes none of these
+              } else {
+                return DispatchCluster(plan.cluster, [&](auto cluster) {
+                  return LaunchOverlapped(
+                      SoftmaxHeldClusterKernel<T, V, kVecs, kSplit,
+                                               decltype(cluster)::value>,
+                      grid, block, stream, yp, xp, rows, row_elems, phase,
+                      x_row_stride, y_row_stride);
+                });
+              }
             },
             [&] {
               if (plan.cluster == 1) {
