@@ -1,7 +1,7 @@
 """The kernel library (templates/library/) that every template shares: each template reaches it
 through links, never through a copy that could drift, and its host-side parts (row_plan.h,
-row_span.h, fast_divmod.h) pass their tests on this machine, so a plan that leaves a vector
-without a thread, or a wrong quotient, fails CI, not only the GPU run.
+row_span.h, fast_divmod.h, param_rows.h, softmax's plan) pass their tests on this machine, so a
+plan that leaves a vector without a thread, or a wrong quotient, fails CI, not only the GPU run.
 
 Run: .venv/bin/python -m pytest tools/tests/templates
 """
@@ -43,23 +43,33 @@ def test_templates_link_library_headers_instead_of_copying_them(template):
                 f"{entry.relative_to(TEMPLATES)} links elsewhere than templates/library/")
 
 
-HOST_TESTS = (("rmsnorm", "row_plan_test.cpp"), ("rmsnorm", "row_span_test.cpp"),
-              ("rope", "fast_divmod_test.cpp"), ("adaln", "param_rows_test.cpp"))
+# (template, test file, macros): the plan's knobs are compiled in with them set too, so a
+# plan they change still gives every row and vector a thread.
+HOST_TESTS = (
+    ("rmsnorm", "row_plan_test.cpp", ()),
+    ("rmsnorm", "row_plan_test.cpp", ("ROW_PLAN_ONE_WAVE=1",)),
+    ("rmsnorm", "row_span_test.cpp", ()),
+    ("rope", "fast_divmod_test.cpp", ()),
+    ("adaln", "param_rows_test.cpp", ()),
+    ("softmax", "softmax_plan_test.cpp", ()),
+    ("softmax", "softmax_plan_test.cpp", ("SOFTMAX_HELD_CLUSTERS=1",)),
+)
 
 
-@pytest.mark.parametrize("template,test_file", HOST_TESTS)
-def test_host_side_library_parts_pass_their_tests(tmp_path, template, test_file):
+@pytest.mark.parametrize("template,test_file,macros", HOST_TESTS)
+def test_host_side_library_parts_pass_their_tests(tmp_path, template, test_file, macros):
     compiler = shutil.which("g++")
     if compiler is None:
         pytest.skip("no g++ on this machine")
     source = (TEMPLATES / template / "tests" / test_file).read_text()
-    source = source.replace('#include "../{{python_name}}_cuda/common/',
-                            f'#include "{LIBRARY}/')
+    # The template's own sources, through its links into the library.
+    source = source.replace('#include "../{{python_name}}_cuda/',
+                            f'#include "{TEMPLATES / template / "{{python_name}}_cuda"}/')
     unit = tmp_path / test_file
     unit.write_text(source)
     binary = tmp_path / "host_test"
-    built = subprocess.run([compiler, "-std=c++20", "-O1", str(unit), "-o", str(binary),
-                            "-lgtest", "-lgtest_main", "-pthread"],
+    built = subprocess.run([compiler, "-std=c++20", "-O1", *(f"-D{m}" for m in macros), str(unit),
+                            "-o", str(binary), "-lgtest", "-lgtest_main", "-pthread"],
                            capture_output=True, text=True)
     if built.returncode != 0 and "cannot find -lgtest" in built.stderr:
         pytest.skip("GoogleTest is not installed (tools/scripts/install-deps.sh installs it)")
