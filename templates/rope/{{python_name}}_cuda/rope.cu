@@ -131,7 +131,8 @@ HeadRows<T> RowsOf(const RopeHeads& h) {
 // kLoadsFirst: when the kernel takes RopeKernel's kQkLoadsFirst (rope_tuning.h).
 // kWhenResident takes it only where every block is resident at once: there
 // its registers cost nothing and k's loads no longer wait behind q's stores;
-// at more blocks they cost the occupancy that hides the stores.
+// at more blocks they cost the occupancy that hides the stores (with
+// ROPE_LATE_SHARED_TABLES=1 it reads a shared table after q and k, too).
 // Only 16-byte vectors get the second kernel, to bound the build.
 template <typename T, bool kHalfSplit = true,
           rope_tuning::LoadsFirst kLoadsFirst = rope_tuning::kLoadsFirstOtherwise, typename Angles>
@@ -158,7 +159,9 @@ cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q, const RopeHeads& k
         }
       }
       if constexpr (kLoadsFirst == LoadsFirst::kWhenResident && V == 16 / sizeof(T)) {
-        constexpr auto kFirst = RopeKernel<T, V, kInterleaved, Angles, kMinBlocks, kHalves, true>;
+        constexpr auto kFirst =
+            RopeKernel<T, V, kInterleaved, Angles, kMinBlocks, kHalves, true, false,
+                       Angles::kComputed || rope_tuning::kLateSharedTables>;
         const int64_t resident =
             int64_t{CachedResidentBlocksPerSm<kFirst, kRopeThreads>()} * CachedSmCount();
         if (smem == 0 && p.blocks <= resident) kernel = kFirst;

@@ -221,9 +221,12 @@ constexpr size_t StagedSlotBytes(int64_t q_heads, int64_t k_heads, int64_t group
 // lane apart. kQkLoadsFirst: RotateSlot (q's and k's loads together) rather
 // than q, then k (rope_tuning.h has what each costs). kStaged: every slot's
 // q and k copied into shared memory first (StageSlots; the launch passes
-// StagedSlotBytes), then rotated slot by slot from there.
+// StagedSlotBytes), then rotated slot by slot from there. kLateAngles: the
+// loads-first kernel gets a slot's angles after its q and k loads are
+// issued (else before them).
 template <typename T, int V, bool kInterleaved, typename Angles, int kMinBlocks = 0,
-          bool kHalves = false, bool kQkLoadsFirst = false, bool kStaged = false>
+          bool kHalves = false, bool kQkLoadsFirst = false, bool kStaged = false,
+          bool kLateAngles = Angles::kComputed>
 __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
     RopeKernel(HeadRows<T> q, HeadRows<T> k, RopeGrid grid, Angles angles) {
   static_assert(!(kQkLoadsFirst && kStaged), "the staged kernel loads every slot first already");
@@ -255,9 +258,9 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   // The loads-first kernel computes angles (Angles::kComputed) after a
   // slot's q and k loads are issued, so the sincos work overlaps them
   // (positions at decode 1.5-5% faster; H200, results/h200-2026-12-05).
-  // Tables are read before q and k: after them, LTX-Video's per-head tables
-  // were 0.1-1.4% slower.
-  constexpr bool kLate = kQkLoadsFirst && Angles::kComputed;
+  // Tables are read before q and k unless the launch asks otherwise: after
+  // them, LTX-Video's per-head tables were 0.1-1.4% slower.
+  constexpr bool kLate = kQkLoadsFirst && kLateAngles;
   if (!per_head && !kLate) {
     held = angles.template Get<V, kInterleaved>(b, s, 0, lo, hi, turns);
   }
