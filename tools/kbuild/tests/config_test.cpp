@@ -220,6 +220,35 @@ TEST(Config, FlagsThatCMakeOrAShellWouldReadAreRefused) {
                   .empty());
 }
 
+// A build compiles the project and nothing else: flags that run a program the repository ships
+// (here ../../evil/as, which -B makes g++ run as its assembler), read options from a file,
+// reach the linker, or write files elsewhere are refused, also inside -Xcompiler's list.
+TEST(Config, FlagsThatRunReadOrWriteWhatTheyNameAreRefused) {
+  for (const std::string flag :
+       {"-Xcompiler=-B../../evil/", "-B../../evil/", "-ccbin=../evil/gcc", "--compiler-bindir=x",
+        "-Xcompiler=-Wall,-fplugin=./x.so", "--compiler-options=-wrapper,./w", "-optf=flags.txt",
+        "@flags.txt", "-Xlinker=-rpath", "-Wl,-rpath,/x", "-o/tmp/out", "-o", "-MF/tmp/deps",
+        "--keep-dir=/tmp/k", "-Xptxas=-o,/tmp/x", "-include/etc/passwd", "-fdump-tree-all",
+        "--run"}) {
+    const std::vector<Error> errors =
+        Errors(Edit("depends = [\"torch\"]\n",
+                    "depends = [\"torch\"]\ncuda-flags = [\"-O3\", \"" + flag + "\"]\n"));
+    ASSERT_EQ(errors.size(), 1u) << flag;
+    EXPECT_NE(errors[0].message.find("flag '" + flag + "' in 'cuda-flags' of [kernel.rmsnorm]: '"),
+              std::string::npos)
+        << errors[0].Located();
+    EXPECT_EQ(errors[0].column, 22) << "at the second flag: " << flag;
+  }
+  // The options these prefixes resemble, and the templates' own, pass.
+  EXPECT_TRUE(
+      Errors(Edit("depends = [\"torch\"]\n",
+                  "depends = [\"torch\"]\ncuda-flags = [\"-O3\", \"-opt-info=inline\", "
+                  "\"-Xptxas=-v,-warn-spills\", \"-Xcompiler=-Wall,-Wpedantic,-Waddress\", "
+                  "\"--use_fast_math\", \"-lineinfo\", \"-Xcompiler\", \"-fno-strict-aliasing\", "
+                  "\"-gencode=arch=compute_90a,code=sm_90a\"]\n"))
+          .empty());
+}
+
 TEST(Config, WrongTypeAtTheValue) {
   const Error e = OnlyError(Edit("version = 1", "version = \"1\""));
   ExpectError(e, "build.toml:4:11: 'version' must be an integer, found string",

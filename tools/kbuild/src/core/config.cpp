@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "core/compiler_flag_policy.h"
 #include "core/config_schema.h"
 #include "core/message_text.h"
 #include "core/source_paths.h"
@@ -222,7 +223,8 @@ class ConfigParser {
 
   // The flags at `key`. Compiler flags reach CMake (which expands $ENV{...}, $<...> and splits at
   // ';') and nvcc, which hands -D values to a shell: each flag keeps to characters none of them
-  // reads specially.
+  // reads specially, and none makes the build run, read or write what it names
+  // (compiler_flag_policy.h).
   std::vector<std::string> Flags(const toml::table& table, std::string_view key,
                                  const std::string& table_name) {
     std::vector<SourceLocation> at;
@@ -233,7 +235,16 @@ class ConfigParser {
     };
     for (size_t i = 0; i < flags.size(); ++i) {
       const auto bad = std::find_if_not(flags[i].begin(), flags[i].end(), safe);
-      if (bad == flags[i].end()) continue;
+      if (bad == flags[i].end()) {
+        if (auto why = RefusedCompilerFlag(flags[i])) {
+          Fail(at[i],
+               "flag '" + CutForMessage(flags[i]) + "' in '" + std::string(key) + "' of [" +
+                   table_name + "]: " + *why,
+               "a build only compiles the project's sources, with the compilers CMake finds: "
+               "put includes and settings in the sources");
+        }
+        continue;
+      }
       const unsigned char c = static_cast<unsigned char>(*bad);
       const std::string shown =
           std::isprint(c) ? "'" + std::string(1, *bad) + "'" : "a control or non-ASCII byte";
