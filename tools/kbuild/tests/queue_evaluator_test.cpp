@@ -224,6 +224,27 @@ TEST_F(QueueEvaluatorTest, TheWorkerRecordsAnUnreadablePayloadAsLostAndGoesOn) {
       "unreadable queue payload: unknown kind 'profile'");
 }
 
+// The run folder is the shared folder's, read by no --resume check: an attempts/ folder that
+// is a link (or an attempt's folder holding one) would take the worker's logs elsewhere.
+TEST_F(QueueEvaluatorTest, TheWorkerWritesNoAttemptThroughALinkInTheRunFolder) {
+  const std::filesystem::path run = "/p/results/optimize-1";
+  fs_.mem.PlantSymlink(run / "attempts", "/elsewhere");
+  WorkQueue queue(fs_, queue_dir_);
+  ASSERT_TRUE(queue.Enqueue(
+      "a0012", {{"kind", "evaluate"}, {"candidate", CandidatePayload(MakeCandidate("a0012"))}}));
+  FakeEvaluator inner;
+  auto summary =
+      RunQueueWorker(fs_, queue_dir_, Readers(inner, fs_), WorkerOptions("w1"), clock_.Clock());
+  ASSERT_TRUE(summary.ok()) << summary.error().Located();
+  EXPECT_EQ(summary->malformed, 1);
+  EXPECT_TRUE(inner.seen.empty());
+  const Attempt lost = AttemptFromDoneRecord(**queue.DoneRecordOf("a0012"), MakeCandidate("a0012"));
+  EXPECT_EQ(lost.verdict, AttemptVerdict::kLost);
+  EXPECT_NE(lost.first_error.find("through the symbolic link " + (run / "attempts").string()),
+            std::string::npos)
+      << lost.first_error;
+}
+
 TEST(AttemptFromDoneRecord, AResultTheRunCannotReadIsLostWithTheReason) {
   const Attempt a = AttemptFromDoneRecord({{"worker", "w9"}, {"attempt", {{"id", "a0001"}}}},
                                           MakeCandidate("a0001"));

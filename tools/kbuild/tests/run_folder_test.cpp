@@ -36,5 +36,21 @@ TEST(RunFolder, AResultsFolderThatIsALinkOrAFileIsRefused) {
   EXPECT_EQ(run.error().Located(), "/p/results: the results folder is not a folder");
 }
 
+// What a queue worker checks before it writes an attempt's or a variant's tree.
+TEST(RunFolder, ASubfolderIsWrittenOnlyWhenMissingOrRealAndHoldingNoLink) {
+  MemoryFileSystem fs;
+  EXPECT_EQ(RunSubfolderProblem(fs, "/r", "attempts/a1"), "");
+  ASSERT_TRUE(fs.Write("/r/attempts/a1/logs/build.log", "x").ok());
+  EXPECT_EQ(RunSubfolderProblem(fs, "/r", "attempts/a1"), "");
+  fs.PlantSpecialFile("/r/attempts/a1/logs/test.log");
+  EXPECT_EQ(RunSubfolderProblem(fs, "/r", "attempts/a1"),
+            "/r/attempts/a1/logs/test.log is a FIFO, socket or device, which kbuild never makes "
+            "there");
+  ASSERT_TRUE(fs.Write("/r/attempts/a2", "x").ok());
+  EXPECT_EQ(RunSubfolderProblem(fs, "/r", "attempts/a2"), "/r/attempts/a2 is a regular file");
+  fs.PlantSymlink("/r/attempts/a3", "/elsewhere");
+  EXPECT_EQ(RunSubfolderProblem(fs, "/r", "attempts/a3"), "/r/attempts/a3 is a symbolic link");
+}
+
 }  // namespace
 }  // namespace kb

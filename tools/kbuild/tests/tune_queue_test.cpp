@@ -129,6 +129,36 @@ TEST(EvaluationFromDoneRecord, KeepsOurVariantAndLosesWhatItCannotRead) {
   EXPECT_EQ(passed, 0);
 }
 
+// The run folder a worker writes a variant's documents into is another host's: a link on the
+// way to variants/<id>, or inside it, makes the item unreadable (recorded lost), never a write
+// through it.
+TEST(TuneWorkReader, RefusesAVariantFolderThroughALinkOrHoldingOne) {
+  const TuneVariant v = Variant({{"BLOCK", "128"}, {"VECS", "2"}});
+  const ClaimedWork claimed{v.id, TuneWorkPayload(v, TuneWorkStep::kBenchmark, Settings())};
+  FakeProcessRunner runner([](const auto&, const auto&) { return ProcessResult{}; });
+  ProjectSnapshot snapshot;
+  const TuneWorkerSetup setup{kRun, "/scratch/w1/tune/project", "/opt/kbuild/bin/kbuild",
+                              &snapshot};
+  std::string problem;
+  MemoryFileSystem linked;
+  linked.PlantSymlink(kRun / "variants", "/elsewhere");
+  EXPECT_FALSE(TuneWorkReader(linked, runner, setup)(claimed, WorkStage::kWhole, &problem));
+  EXPECT_NE(problem.find("through the symbolic link " + (kRun / "variants").string()),
+            std::string::npos)
+      << problem;
+
+  MemoryFileSystem holding;
+  holding.PlantSymlink(kRun / "variants" / v.id / "logs", "/elsewhere");
+  EXPECT_FALSE(TuneWorkReader(holding, runner, setup)(claimed, WorkStage::kWhole, &problem));
+  EXPECT_EQ(problem, (kRun / "variants" / v.id / "logs").string() +
+                         " is a symbolic link, which kbuild never makes there");
+
+  MemoryFileSystem clean;
+  ASSERT_TRUE(clean.Write(kRun / "variants" / v.id / "build.json", "{}").ok());
+  EXPECT_TRUE(TuneWorkReader(clean, runner, setup)(claimed, WorkStage::kWhole, &problem))
+      << problem;
+}
+
 class TuneQueueTest : public ::testing::Test {
  protected:
   void SetUp() override { ids_ = WriteGemmProject(fs_, kProject); }

@@ -4,6 +4,7 @@
 
 #include "core/json_fields.h"
 #include "core/optimize_history.h"
+#include "core/run_folder.h"
 
 namespace kb {
 
@@ -94,6 +95,8 @@ WorkReader CandidateWorkReader(CandidateEvaluator& evaluator, fs::path run_dir, 
       *problem = "the candidate's id '" + candidate->id + "' is not the queue id";
       return std::nullopt;
     }
+    *problem = RunSubfolderProblem(fs, run_dir, fs::path("attempts") / candidate->id);
+    if (!problem->empty()) return std::nullopt;
     return PreparedWork(
         [&evaluator, &fs, run_dir, staged, stage, work,
          candidate = std::move(*candidate)]() -> Expected<std::optional<WorkResult>> {

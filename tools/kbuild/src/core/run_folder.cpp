@@ -42,6 +42,22 @@ Expected<fs::path> NewRunFolder(const FileSystem& fs, const fs::path& project,
   return run;
 }
 
+std::string RunSubfolderProblem(const FileSystem& fs, const fs::path& run,
+                                const fs::path& relative) {
+  const fs::path folder = run / relative;
+  Expected<FileKind> kind = KindBelow(fs, run, relative);
+  if (!kind) return kind.error().message;
+  if (*kind == FileKind::kMissing) return "";
+  if (*kind != FileKind::kDirectory) return folder.string() + " is " + FileKindName(*kind);
+  for (const TreeEntry& entry : fs.ListEntries(folder)) {
+    if (entry.kind != FileKind::kRegular) {
+      return (folder / entry.relative).string() + " is " + FileKindName(entry.kind) +
+             ", which kbuild never makes there";
+    }
+  }
+  return "";
+}
+
 Expected<fs::path> ResumeRunFolder(const FileSystem& fs, const fs::path& project,
                                    const fs::path& given, const std::string& command,
                                    const std::string& history) {

@@ -22,6 +22,14 @@ Expected<std::filesystem::path> NewRunFolder(const FileSystem& fs,
                                              const std::filesystem::path& project,
                                              const std::string& command, const std::string& stamp);
 
+// Why kbuild may not write the tree of one attempt or variant at run/relative
+// (attempts/<id>, variants/<id>) for a queue worker, whose run folder no
+// --resume check has read: a link on the way from `run`, something other
+// than a folder there, or a link (or FIFO, ...) inside it. Empty when it is
+// missing or a real folder of folders and regular files.
+std::string RunSubfolderProblem(const FileSystem& fs, const std::filesystem::path& run,
+                                const std::filesystem::path& relative);
+
 // The folder --resume names (relative paths are relative to the project),
 // checked: a directory <project>/results/<command>-*, neither it nor results/
 // a symlink, holding a regular `history` and nothing below it but folders and

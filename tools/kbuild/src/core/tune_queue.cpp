@@ -8,6 +8,7 @@
 
 #include "core/json_fields.h"
 #include "core/macro_defines.h"
+#include "core/run_folder.h"
 #include "core/stop_signal.h"
 #include "core/tune_results.h"
 #include "core/tune_runner.h"
@@ -324,6 +325,8 @@ WorkReader TuneWorkReader(FileSystem& fs, ProcessRunner& runner, TuneWorkerSetup
                                std::string* problem) -> std::optional<PreparedWork> {
     std::optional<TuneWork> work = TuneWorkFromPayload(claimed.payload, claimed.id, problem);
     if (!work) return std::nullopt;
+    *problem = RunSubfolderProblem(fs, setup.run_dir, fs::path("variants") / work->variant.id);
+    if (!problem->empty()) return std::nullopt;
     return PreparedWork([&fs, &runner, setup, stage, claimed,
                          work = std::move(*work)]() -> Expected<std::optional<WorkResult>> {
       return TuneWorkStage(fs, runner, setup, work, claimed, stage).Run();
