@@ -190,7 +190,24 @@ TEST_F(ScaffoldTest, TargetThatIsAFileIsRejected) {
   ASSERT_TRUE(plan.ok());
   Status s = WriteScaffold(fs, *plan, /*force=*/true);
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().Located(), "/work/my-op: the project folder is a file");
+  EXPECT_EQ(s.error().Located(), "/work/my-op: the project folder is a regular file");
+}
+
+// A link where the project goes (to a folder with files, to an empty one, or dangling) is
+// refused, --force or not: the project would be written, and files overwritten, elsewhere.
+TEST_F(ScaffoldTest, TargetThatIsALinkIsRejectedAndNothingIsWritten) {
+  Put("/elsewhere/README.md", "precious");
+  fs.PlantSymlink("/work/my-op", "/elsewhere");
+  Expected<ScaffoldPlan> plan = PlanScaffold(fs, Request());
+  ASSERT_TRUE(plan.ok());
+  for (const bool force : {false, true}) {
+    Status s = WriteScaffold(fs, *plan, force);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.error().code, ExitCode::kUsage);
+    EXPECT_EQ(s.error().Located(), "/work/my-op: the project folder is a symbolic link");
+  }
+  EXPECT_EQ(*fs.ReadAtMost("/elsewhere/README.md", 100), "precious");
+  EXPECT_FALSE(fs.Exists("/elsewhere/build.toml"));
 }
 
 TEST_F(ScaffoldTest, CatalogListsTemplatesWithDescriptions) {

@@ -124,8 +124,11 @@ Expected<ScaffoldPlan> PlanScaffold(const FileSystem& fs, const ScaffoldRequest&
 }
 
 Status WriteScaffold(FileSystem& fs, const ScaffoldPlan& plan, bool force) {
-  if (fs.Exists(plan.target_dir) && !fs.IsDirectory(plan.target_dir)) {
-    Error e = MakeError(ExitCode::kUsage, "the project folder is a file",
+  // The folder itself planted as a link (a dangling one included) would take
+  // the whole project elsewhere, --force or not.
+  const FileKind folder = fs.KindOf(plan.target_dir);
+  if (folder != FileKind::kMissing && folder != FileKind::kDirectory) {
+    Error e = MakeError(ExitCode::kUsage, "the project folder is " + FileKindName(folder),
                         "choose another folder with --dir");
     e.path = plan.target_dir.string();
     return e;
