@@ -404,6 +404,30 @@ TEST(OptimizeHistory, LinesRoundTripAndACutLastLineIsRedone) {
   EXPECT_FALSE(ReadAttempts(mem, "/bad.jsonl").ok());
 }
 
+// A history line's (or a queue payload's) defines reach the children's command lines and
+// best/defines.txt: a name or value --define would refuse makes the line unreadable.
+TEST(OptimizeHistory, DefinesAreCheckedAsDefineChecksThem) {
+  Attempt a;
+  a.candidate.id = "a0001";
+  a.candidate.defines = {{"BLOCK", "256"}, {"VEC", "4"}};
+  a.verdict = AttemptVerdict::kOk;
+  nlohmann::json line = AttemptJson(a);
+  std::string problem;
+  auto read = AttemptFromJson(line, &problem);
+  ASSERT_TRUE(read) << problem;
+  EXPECT_EQ(read->candidate.defines, a.candidate.defines);
+  for (const auto& [name, value] :
+       std::vector<std::pair<std::string, std::string>>{{"X\nEVIL", "1"},
+                                                        {"A", "1;$(touch /tmp/pwn)"},
+                                                        {"B", "1 2"},
+                                                        {"__cplusplus", "1"},
+                                                        {"C", std::string(65, '9')}}) {
+    line["defines"] = {{name, value}};
+    EXPECT_FALSE(AttemptFromJson(line, &problem)) << name << "=" << value;
+    EXPECT_EQ(problem.rfind("key 'defines': --define '", 0), 0u) << problem;
+  }
+}
+
 TEST(OptimizeEvaluator, ChildRunsGiveVerdictsAndGpusAreCounted) {
   ProcessResult hang;
   hang.timed_out = true;

@@ -6,6 +6,7 @@
 
 #include "core/history_lines.h"
 #include "core/json_fields.h"
+#include "core/macro_defines.h"
 #include "core/report.h"
 #include "core/tune_results.h"
 
@@ -130,10 +131,18 @@ std::optional<Attempt> AttemptFromJson(const Json& line, std::string* problem) {
     c.files.push_back({f.get<std::string>(), ""});
   }
   const Json defines = ObjectAt(line, "defines");  // items() must not outlive it
+  std::vector<std::string> define_args;
   for (const auto& [name, value] : defines.items()) {
     if (!value.is_string()) return fail("defines");
-    c.defines.emplace_back(name, value.get<std::string>());
+    define_args.push_back(name + "=" + value.get<std::string>());
   }
+  // They reach the children's command lines and best/defines.txt: checked as --define is.
+  Expected<std::vector<MacroDefine>> checked = ParseMacroDefines(define_args);
+  if (!checked) {
+    *problem = "key 'defines': " + checked.error().message;
+    return std::nullopt;
+  }
+  c.defines = std::move(*checked);
   c.summary = StringOr(line, "summary");
   const auto verdict = VerdictFromWord(StringOr(line, "verdict"));
   if (!verdict) return fail("verdict");
