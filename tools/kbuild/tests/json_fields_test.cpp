@@ -35,5 +35,18 @@ TEST(JsonFields, FieldsOfTheWrongTypeReadAsTheFallback) {
   EXPECT_EQ(StringOr(nlohmann::json::array(), "s", "none"), "none");
 }
 
+// A hostile count of 1e300 (or -1e300) would be undefined behaviour cast to an integer.
+TEST(JsonFields, IntegersAreClampedToTheirTypeBeforeTheCast) {
+  const auto doc = nlohmann::json::parse(
+      R"({"huge": 1e300, "tiny": -1e300, "cases": 12, "half": 2.5, "bytes": 5e18, "s": "7"})");
+  EXPECT_EQ(IntegerOr(doc, "huge"), std::numeric_limits<int>::max() - 1);
+  EXPECT_EQ(IntegerOr(doc, "tiny"), std::numeric_limits<int>::min());
+  EXPECT_EQ(IntegerOr(doc, "cases"), 12);
+  EXPECT_EQ(IntegerOr(doc, "half"), 2);
+  EXPECT_EQ(IntegerOr(doc, "s", -1), -1);
+  EXPECT_EQ(IntegerOr<long long>(doc, "bytes"), 5000000000000000000LL);
+  EXPECT_GT(IntegerOr<long long>(doc, "huge"), 9'000'000'000'000'000'000LL);
+}
+
 }  // namespace
 }  // namespace kb

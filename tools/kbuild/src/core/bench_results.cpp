@@ -53,7 +53,7 @@ BenchRow ParseRow(const nlohmann::json& c) {
 }
 
 Geomean ParseGeomean(const std::string& name, const nlohmann::json& g) {
-  return {name, NumberOr(g, "speedup"), static_cast<int>(NumberOr(g, "cases"))};
+  return {name, NumberOr(g, "speedup"), IntegerOr(g, "cases")};
 }
 
 HostTimes ParseHostTimes(const nlohmann::json& doc, const std::vector<std::string>& baselines) {

@@ -27,7 +27,7 @@ double Fp32PeakTflops(const GpuInfo& g) {
 double DramGbps(const nlohmann::json& device) {
   harness::GpuClockFacts facts;
   facts.memory_clock_khz = NumberOr(device, "memory_clock_khz");
-  facts.memory_bus_bits = static_cast<int>(NumberOr(device, "memory_bus_bits"));
+  facts.memory_bus_bits = IntegerOr(device, "memory_bus_bits");
   return harness::TheoreticalDramGbps(facts);
 }
 
@@ -65,18 +65,17 @@ Expected<GpuProbeResult> ParseGpuProbeOutput(const std::string& output) {
   r.error = StringOr(doc, "error");
   for (const auto& d : ArrayAt(doc, "devices")) {
     GpuInfo g;
-    g.index = static_cast<int>(NumberOr(d, "index"));
+    g.index = IntegerOr(d, "index");
     g.name = StringOr(d, "name");
     g.uuid = StringOr(d, "uuid");
     g.capability = StringOr(d, "capability");
-    g.sm_count = static_cast<int>(NumberOr(d, "sm_count"));
-    g.l2_bytes = static_cast<long long>(NumberOr(d, "l2_bytes"));
-    g.shared_mem_per_block_optin =
-        static_cast<long long>(NumberOr(d, "shared_mem_per_block_optin"));
-    g.memory_bytes = static_cast<long long>(NumberOr(d, "memory_bytes"));
-    g.memory_bus_bits = static_cast<int>(NumberOr(d, "memory_bus_bits"));
+    g.sm_count = IntegerOr(d, "sm_count");
+    g.l2_bytes = IntegerOr<long long>(d, "l2_bytes");
+    g.shared_mem_per_block_optin = IntegerOr<long long>(d, "shared_mem_per_block_optin");
+    g.memory_bytes = IntegerOr<long long>(d, "memory_bytes");
+    g.memory_bus_bits = IntegerOr(d, "memory_bus_bits");
     g.theoretical_gbps = DramGbps(d);
-    g.sm_clock_khz = static_cast<int>(NumberOr(d, "sm_clock_khz"));
+    g.sm_clock_khz = IntegerOr(d, "sm_clock_khz");
     g.fp32_tflops = Fp32PeakTflops(g);
     if (d.contains("copy_gbps") && d["copy_gbps"].is_number() && d["copy_gbps"].get<double>() > 0) {
       g.copy_gbps = d["copy_gbps"].get<double>();

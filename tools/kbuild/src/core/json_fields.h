@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -54,6 +55,16 @@ inline double NumberOr(const nlohmann::json& object, const char* key, double fal
   if (it == object.end() || !it->is_number()) return fallback;
   const double value = it->get<double>();
   return std::isfinite(value) ? value : fallback;
+}
+
+// NumberOr as an integer type, clamped to the type's range first: casting a
+// number outside it (a hostile 1e300) is undefined behaviour.
+template <typename Int = int>
+Int IntegerOr(const nlohmann::json& object, const char* key, Int fallback = 0) {
+  const double lo = static_cast<double>(std::numeric_limits<Int>::min());
+  // The largest double below the type's maximum (2^63 - 1 rounds up to 2^63).
+  const double hi = std::nextafter(static_cast<double>(std::numeric_limits<Int>::max()), 0.0);
+  return static_cast<Int>(std::clamp(NumberOr(object, key, static_cast<double>(fallback)), lo, hi));
 }
 
 // A string at `key` of `object`, else `fallback`.

@@ -119,7 +119,7 @@ std::optional<Attempt> AttemptFromJson(const Json& line, std::string* problem) {
   Candidate& c = a.candidate;
   c.id = StringOr(line, "id");
   if (!ValidId(c.id)) return fail("id");
-  c.island = static_cast<int>(NumberOr(line, "island", -1));
+  c.island = IntegerOr(line, "island", -1);
   if (c.island < 0 || c.island > 1024) return fail("island");
   c.parent = StringOr(line, "parent");
   const auto origin = OriginFromWord(StringOr(line, "origin"));

@@ -163,8 +163,7 @@ nlohmann::json TimeJson(const PeerTime& t) {
 
 // Our op failed its value check in the worker: the case fails, as in the harness.
 void FailCase(nlohmann::json& doc, nlohmann::json& c, const std::string& problem) {
-  const nlohmann::json failed = doc.value("failed", nlohmann::json(0));
-  doc["failed"] = (failed.is_number_integer() ? failed.get<int>() : 0) + 1;
+  doc["failed"] = static_cast<long long>(IntegerOr(doc, "failed")) + 1;
   c["verdict"] = "fail";
   if (!c.contains("problems") || !c["problems"].is_array()) c["problems"] = nlohmann::json::array();
   c["problems"].push_back(

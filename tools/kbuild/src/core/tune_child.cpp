@@ -65,8 +65,8 @@ std::string ChildErrorLine(const Json& document) {
   const std::string message = StringOr(error, "message");
   if (message.empty()) return "";
   std::string where = StringOr(error, "path");
-  const auto line = static_cast<long long>(NumberOr(error, "line"));
-  const auto column = static_cast<long long>(NumberOr(error, "column"));
+  const auto line = IntegerOr<long long>(error, "line");
+  const auto column = IntegerOr<long long>(error, "column");
   if (!where.empty() && line > 0) where = fmt::format("{}:{}", where, line);
   if (!where.empty() && line > 0 && column > 0) where = fmt::format("{}:{}", where, column);
   return FirstLine(where.empty() ? message : where + ": " + message);
@@ -111,9 +111,9 @@ ChildResult ReadChildResult(const ProcessResult& result, const std::string& step
 
 std::string TestFailureReason(const Json& test_document) {
   const Json summary = ObjectAt(test_document, "summary");
-  const auto failed = static_cast<long long>(NumberOr(summary, "failed"));
+  const int failed = IntegerOr(summary, "failed");
   if (failed <= 0) return "";
-  const auto total = failed + static_cast<long long>(NumberOr(summary, "passed"));
+  const long long total = static_cast<long long>(failed) + IntegerOr(summary, "passed");
   std::string reason = std::to_string(failed) + " of " + std::to_string(total) + " cases failed";
   for (const auto& c : ArrayAt(test_document, "cases")) {
     if (StringOr(c, "verdict") != "fail") continue;

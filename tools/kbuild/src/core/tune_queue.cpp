@@ -274,7 +274,7 @@ class TuneWorkStage {
       TuneEvaluation built;
       built.variant = work_.variant;
       built.build_seconds = NumberOr(claimed_.built, "build_seconds");
-      built.spill_bytes = static_cast<int>(NumberOr(claimed_.built, "spill_bytes"));
+      built.spill_bytes = IntegerOr(claimed_.built, "spill_bytes");
       auto ran = RunBuiltVariant(fs_, runner_, s_, built, &tests_passed);
       if (!ran) return ran.error();
       evaluation = *ran;

@@ -178,7 +178,7 @@ Expected<std::optional<ClaimedWork>> WorkQueue::Claim(const std::string& worker,
       continue;
     }
     ClaimedWork work{entry.name, record->contains("payload") ? (*record)["payload"] : json(),
-                     static_cast<int>(NumberOr(*record, "retries", 0)), json()};
+                     IntegerOr(*record, "retries", 0), json()};
     if (built) work.built = ObjectAt(*record, "built");
     return std::optional<ClaimedWork>(std::move(work));
   }
@@ -292,7 +292,7 @@ Status WorkQueue::ReclaimFolder(const char* claims, const char* back, double now
       fs_.RemoveFileBelow(Folder(claims), claim_name);
       continue;
     }
-    const int retries = static_cast<int>(NumberOr(*record, "retries", 0));
+    const int retries = IntegerOr(*record, "retries", 0);
     Expected<bool> published = false;
     if (retries >= max_retries) {
       const std::string silence =
