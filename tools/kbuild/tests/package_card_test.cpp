@@ -76,6 +76,23 @@ TEST(PackageCard, TheBenchTableAndRunComeFromResultsLatestJson) {
   EXPECT_TRUE(result->bench_header->starts_with("2026-12-02T10:11:12 · NVIDIA H200"));
 }
 
+// results/latest.json is the project's, maybe hostile: an escape sequence in a baseline's or
+// the device's name reaches no card (read with cat, or rendered on the Hub) as itself.
+TEST(PackageCard, ControlCharactersFromTheResultBecomeSpaces) {
+  MemoryFileSystem fs;
+  WriteFixtureProject(fs);
+  nlohmann::json bench = BenchDocument();
+  bench["cases"][0]["baselines"][0]["name"] = "at::add\x1b]0;owned\x07";
+  RunMetadata run = RecordedRun();
+  run.gpu = "NVIDIA H200\x1b[2J";
+  (void)fs.Write("/p/results/latest.json", JsonText(ResultDocument(bench, run)));
+  const std::string card = PackagedCard(fs);
+  EXPECT_EQ(card.find('\x1b'), std::string::npos) << card;
+  EXPECT_EQ(card.find('\x07'), std::string::npos) << card;
+  EXPECT_NE(card.find("NVIDIA H200 [2J"), std::string::npos) << card;
+  EXPECT_NE(card.find("at::add ]0;owned "), std::string::npos) << card;
+}
+
 TEST(PackageCard, AnUnusableResultIsAWarningAndNoNumbers) {
   MemoryFileSystem fs;
   WriteFixtureProject(fs);

@@ -73,7 +73,9 @@ std::string RenderPackageCard(const CardInput& in) {
       "## Sources\n\n`build.toml`, the kernel sources, the Python package `torch-ext/`, "
       "`tests/` and `benchmarks/` are included: `kbuild build && kbuild test && kbuild bench` "
       "rebuilds and re-measures the kernel.\n";
-  return out;
+  // The table's names come from results/latest.json: no escape sequence of a
+  // hostile one reaches a reader's terminal (cat) or the Hub's page.
+  return ForTerminal(out);
 }
 
 }  // namespace kb
