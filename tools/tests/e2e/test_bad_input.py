@@ -157,3 +157,15 @@ def test_unknown_option(kbuild, project):
     result = run_and_snapshot(kbuild, project, "build", "--archs", "9.0")
     assert result.returncode == 2, describe(result)
     assert "--archs" in result.stderr
+
+
+@pytest.mark.parametrize("command", [("profile", "--launch-count"), ("test", "--timeout"),
+                                     ("tune", "--time"), ("optimize", "--time")])
+@pytest.mark.parametrize("value", ["0", "-1", "x"])
+def test_a_number_that_must_be_positive_says_so_briefly(kbuild, tmp_path, command, value):
+    result = kbuild(*command, value, cwd=tmp_path)
+    assert result.returncode == 2, describe(result)
+    assert f"{command[1]}: Value {value} is not a number greater than 0" in result.stderr, \
+        describe(result)
+    assert len(result.stderr) < 300, "no number printed in full: " + describe(result)
+    assert list(tmp_path.iterdir()) == []

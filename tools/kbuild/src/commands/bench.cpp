@@ -205,10 +205,10 @@ void AddBenchCommand(CLI::App& app, const GlobalOptions& global, Invocation& inv
   sub->add_option("--iters", flags->iters,
                   "Timed launches per case, exactly (harness default: 100, fewer for calls over 10 "
                   "ms: about 1 s of GPU time, at least 20)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   sub->add_option("--timeout", flags->timeout,
                   "Seconds the whole benchmark run may take before it is killed (default: 600)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   sub->add_flag("--no-peers", flags->no_peers,
                 "Do not time the Python peers of benchmarks/peers.py");
   sub->add_flag("--no-baselines", flags->no_baselines,
@@ -217,7 +217,7 @@ void AddBenchCommand(CLI::App& app, const GlobalOptions& global, Invocation& inv
                 "kbuild optimize run, which compare variants with each other");
   sub->add_option("--peers-timeout", flags->peers_timeout,
                   "Seconds the peer timing may take before it is killed (default: 1200)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   AddHarnessBuildFlags(*sub, flags->build, BuildOnlyFlag::kYes);
   sub->footer(
       "Output: the table, results/bench-<timestamp>.{json,csv,md,svg} and results/latest.*, "

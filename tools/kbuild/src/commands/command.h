@@ -61,6 +61,18 @@ inline constexpr CommandEntry kCommands[] = {
 // main() and `kbuild skill check` (which parses shown command lines) share it.
 void ConfigureRootApp(CLI::App& app, GlobalOptions& global, Invocation& invocation);
 
+// kPositiveNumber with a readable message: CLI11's own prints the largest
+// double in full ("Value 0 not in range 0.000000 to 1797693...").
+inline const CLI::Validator kPositiveNumber(
+    [](std::string& input) -> std::string {
+      double value = 0;
+      if (!CLI::detail::lexical_cast(input, value) || !(value > 0)) {
+        return "Value " + input + " is not a number greater than 0";
+      }
+      return "";
+    },
+    "POSITIVE");
+
 // Adds the --json flag every command has.
 inline CLI::Option* AddJsonFlag(CLI::App& sub, bool& json) {
   return sub.add_flag("--json", json,

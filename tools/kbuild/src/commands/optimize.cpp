@@ -255,7 +255,7 @@ void AddOptimizeCommand(CLI::App& app, const GlobalOptions& global, Invocation& 
                   "Attempts besides the baseline, counted over resumes (default: 20)")
       ->check(CLI::Range(1, 100000));
   sub->add_option("--time", flags->time, "Seconds after which no new attempt starts")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   sub->add_option("--islands", flags->islands, "Lineages evolving from their own best (default: 2)")
       ->check(CLI::Range(1, 64));
   sub->add_option("--repair", flags->repair,
@@ -271,11 +271,11 @@ void AddOptimizeCommand(CLI::App& app, const GlobalOptions& global, Invocation& 
       ->check(CLI::Range(0, 100000));
   sub->add_option("--proposer-timeout", flags->proposer_timeout,
                   "Seconds a proposer may run per attempt (default: 1800)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   sub->add_option("--child-timeout", flags->child_timeout,
                   "Seconds each child kbuild build, test, bench and profile may run; past it "
                   "the candidate is timed_out (the profile: not profiled) (default: 900)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   sub->add_option("--filter", flags->filter,
                   "Benchmark and rank on the cases matching this regular expression (kbuild "
                   "bench --filter; default: every case)");

@@ -208,10 +208,10 @@ void AddProfileCommand(CLI::App& app, const GlobalOptions& global, Invocation& i
   sub->add_option("--launch-count", flags->launch_count,
                   "Matching kernel launches to profile (default: 1; an op that launches two "
                   "kernels per call needs 2)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   sub->add_option("--timeout", flags->timeout,
                   "Seconds ncu may take before it is killed (default: 600)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   sub->add_flag("--list", flags->list, "Print the benchmark cases and exit");
   AddHarnessBuildFlags(*sub, flags->build);
   sub->footer(

@@ -89,7 +89,7 @@ void AddTestCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
           std::vector<std::string>(std::begin(kSanitizerTools), std::end(kSanitizerTools))));
   sub->add_option("--timeout", flags->timeout,
                   "Seconds one test may run before it is killed and fails (default: 300)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   AddHarnessBuildFlags(*sub, flags->build, BuildOnlyFlag::kYes);
   sub->footer(
       "Output: a table per case, the summary line, build/logs/test.log (all test output) and "

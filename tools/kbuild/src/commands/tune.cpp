@@ -212,7 +212,7 @@ void AddTuneCommand(CLI::App& app, const GlobalOptions& global, Invocation& invo
   sub->add_option("--time", flags->time,
                   "Seconds after which no new variant starts (those building still finish, and "
                   "the finalists still get their full tests)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   sub->add_option("--strategy", flags->strategy,
                   "grid (in order, first parameter slowest), random (--seed), or evolve "
                   "(neighbours of the best so far)")

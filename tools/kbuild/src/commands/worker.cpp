@@ -164,7 +164,7 @@ void AddWorkerCommand(CLI::App& app, const GlobalOptions&, Invocation& invocatio
                   "roles the same value (default: /tmp/kbuild-stage)");
   sub->add_option("--idle-exit", flags->idle_exit,
                   "Seconds with nothing to claim after which the worker ends (default: 300)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveNumber);
   AddJsonFlag(*sub, flags->json);
   sub->footer(
       "Each candidate: the project copy the run wrote (queue/project/) with the candidate's "
