@@ -61,7 +61,7 @@ inline constexpr CommandEntry kCommands[] = {
 // main() and `kbuild skill check` (which parses shown command lines) share it.
 void ConfigureRootApp(CLI::App& app, GlobalOptions& global, Invocation& invocation);
 
-// kPositiveNumber with a readable message: CLI11's own prints the largest
+// CLI::PositiveNumber with a readable message: CLI11's own prints the largest
 // double in full ("Value 0 not in range 0.000000 to 1797693...").
 inline const CLI::Validator kPositiveNumber(
     [](std::string& input) -> std::string {
