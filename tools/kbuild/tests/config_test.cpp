@@ -224,12 +224,30 @@ TEST(Config, FlagsThatCMakeOrAShellWouldReadAreRefused) {
 // (here ../../evil/as, which -B makes g++ run as its assembler), read options from a file,
 // reach the linker, or write files elsewhere are refused, also inside -Xcompiler's list.
 TEST(Config, FlagsThatRunReadOrWriteWhatTheyNameAreRefused) {
-  for (const std::string flag :
-       {"-Xcompiler=-B../../evil/", "-B../../evil/", "-ccbin=../evil/gcc", "--compiler-bindir=x",
-        "-Xcompiler=-Wall,-fplugin=./x.so", "--compiler-options=-wrapper,./w", "-optf=flags.txt",
-        "@flags.txt", "-Xlinker=-rpath", "-Wl,-rpath,/x", "-o/tmp/out", "-o", "-MF/tmp/deps",
-        "--keep-dir=/tmp/k", "-Xptxas=-o,/tmp/x", "-include/etc/passwd", "-fdump-tree-all",
-        "--run"}) {
+  for (const std::string flag : {"-Xcompiler=-B../../evil/",
+                                 "-B../../evil/",
+                                 "-ccbin=../evil/gcc",
+                                 "--compiler-bindir=x",
+                                 "-Xcompiler=-Wall,-fplugin=./x.so",
+                                 "--compiler-options=-wrapper,./w",
+                                 "-optf=flags.txt",
+                                 "@flags.txt",
+                                 "-Xlinker=-rpath",
+                                 "-Wl,-rpath,/x",
+                                 "-o/tmp/out",
+                                 "-o",
+                                 "-MF/tmp/deps",
+                                 "--keep-dir=/tmp/k",
+                                 "-Xptxas=-o,/tmp/x",
+                                 "-include/etc/passwd",
+                                 "-fdump-tree-all",
+                                 "--run",
+                                 "-Xcompiler=--prefix=../evil/",
+                                 "--archiver-binary=./ar",
+                                 "--output=/tmp/x",
+                                 "-Xcompiler=--for-linker,-rpath",
+                                 "--include",
+                                 "--include=/etc/passwd"}) {
     const std::vector<Error> errors =
         Errors(Edit("depends = [\"torch\"]\n",
                     "depends = [\"torch\"]\ncuda-flags = [\"-O3\", \"" + flag + "\"]\n"));
@@ -245,7 +263,8 @@ TEST(Config, FlagsThatRunReadOrWriteWhatTheyNameAreRefused) {
                   "depends = [\"torch\"]\ncuda-flags = [\"-O3\", \"-opt-info=inline\", "
                   "\"-Xptxas=-v,-warn-spills\", \"-Xcompiler=-Wall,-Wpedantic,-Waddress\", "
                   "\"--use_fast_math\", \"-lineinfo\", \"-Xcompiler\", \"-fno-strict-aliasing\", "
-                  "\"-gencode=arch=compute_90a,code=sm_90a\"]\n"))
+                  "\"-gencode=arch=compute_90a,code=sm_90a\", \"--include-path=inc\", "
+                  "\"-Xcudafe=--diag_suppress=177\", \"-U__CUDA_NO_HALF_OPERATORS__\"]\n"))
           .empty());
 }
 

@@ -21,7 +21,10 @@ struct RefusedOption {
 constexpr RefusedOption kRefused[] = {
     {"-ccbin", kRunsProgram},
     {"--compiler-bindir", kRunsProgram},
+    {"-arbin", kRunsProgram},
+    {"--archiver-binary", kRunsProgram},
     {"-B", kRunsProgram},
+    {"--prefix", kRunsProgram},  // g++'s -B
     {"-fplugin", kRunsProgram},
     {"-specs", kRunsProgram},
     {"--specs", kRunsProgram},
@@ -44,8 +47,9 @@ constexpr RefusedOption kRefused[] = {
     {"-Wl,", kPassesOn},
     {"-Wa,", kPassesOn},
     {"-Wp,", kPassesOn},
-    {"--output-file", kWritesFile},
-    {"--output-directory", kWritesFile},
+    {"--for-assembler", kPassesOn},  // g++'s -Wa
+    {"--for-linker", kPassesOn},     // g++'s -Xlinker
+    {"--output", kWritesFile},       // nvcc's --output-file and --output-directory, g++'s -o
     {"-odir", kWritesFile},
     {"-MF", kWritesFile},
     {"--dependency-output", kWritesFile},
@@ -62,9 +66,13 @@ constexpr RefusedOption kRefused[] = {
     {"-aux-info", kWritesFile},
     {"-dumpdir", kWritesFile},
     {"-dumpbase", kWritesFile},
+    {"--dumpdir", kWritesFile},
+    {"--dumpbase", kWritesFile},
     {"-include", kCompilesFile},
+    {"--include=", kCompilesFile},  // g++'s -include (not --include-path, nvcc's -I)
     {"--pre-include", kCompilesFile},
     {"-imacros", kCompilesFile},
+    {"--imacros", kCompilesFile},
 };
 
 // Options whose value is a comma-separated list of options for the host
@@ -79,6 +87,7 @@ std::optional<std::string> RefusedOption(std::string_view option) {
                          !std::islower(static_cast<unsigned char>(option[2])))) {
     return "'-o' " + std::string(kWritesFile);
   }
+  if (option == "--include") return "'--include' " + std::string(kCompilesFile);
   for (const auto& refused : kRefused) {
     if (option.substr(0, refused.prefix.size()) == refused.prefix) {
       return "'" + std::string(refused.prefix) + "' " + std::string(refused.why);
