@@ -16,6 +16,18 @@ Error ResumeError(const fs::path& given, const std::string& command, const std::
                        command + "-20261201-140000");
 }
 
+// What kbuild never puts below a run folder it writes into: the first link,
+// FIFO, ... under `folder`, said; "" when it holds only folders and regular
+// files.
+std::string EntryKbuildNeverMakes(const FileSystem& fs, const fs::path& folder) {
+  for (const TreeEntry& entry : fs.ListEntries(folder)) {
+    if (entry.kind == FileKind::kRegular) continue;
+    return (folder / entry.relative).string() + " is " + FileKindName(entry.kind) +
+           ", which kbuild never makes there";
+  }
+  return "";
+}
+
 }  // namespace
 
 Status CheckResultsFolder(const FileSystem& fs, const fs::path& results) {
@@ -49,13 +61,7 @@ std::string RunSubfolderProblem(const FileSystem& fs, const fs::path& run,
   if (!kind) return kind.error().message;
   if (*kind == FileKind::kMissing) return "";
   if (*kind != FileKind::kDirectory) return folder.string() + " is " + FileKindName(*kind);
-  for (const TreeEntry& entry : fs.ListEntries(folder)) {
-    if (entry.kind != FileKind::kRegular) {
-      return (folder / entry.relative).string() + " is " + FileKindName(entry.kind) +
-             ", which kbuild never makes there";
-    }
-  }
-  return "";
+  return EntryKbuildNeverMakes(fs, folder);
 }
 
 Expected<fs::path> ResumeRunFolder(const FileSystem& fs, const fs::path& project,
@@ -87,11 +93,8 @@ Expected<fs::path> ResumeRunFolder(const FileSystem& fs, const fs::path& project
   // kbuild writes, reads back and deletes below the folder by the names its
   // records give: a link planted anywhere in it could take those outside the
   // project. kbuild itself puts none there.
-  for (const TreeEntry& entry : fs.ListEntries(run)) {
-    if (entry.kind == FileKind::kRegular) continue;
-    return ResumeError(given, command,
-                       (run / entry.relative).string() + " is " + FileKindName(entry.kind) +
-                           ", which kbuild never makes there");
+  if (std::string why = EntryKbuildNeverMakes(fs, run); !why.empty()) {
+    return ResumeError(given, command, why);
   }
   return run;
 }
