@@ -32,10 +32,6 @@
 
 #include <cstdint>
 
-#ifndef ROW_PLAN_ONE_WAVE
-#define ROW_PLAN_ONE_WAVE 0
-#endif
-
 namespace kernels_common {
 
 constexpr int kWarpSize = 32;
@@ -191,22 +187,6 @@ inline RowPlan PlanRows(int64_t rows, int64_t nv, int sm_count, int threads_per_
   if (nv <= kMaxBlockThreads && rows * one_vector_threads <= int64_t{sm_count} * threads_per_sm) {
     return {RowPath::kBlock1, static_cast<int>(one_vector_threads), rows};
   }
-#if ROW_PLAN_ONE_WAVE
-  // Mid-sized launches (an A/B knob, kbuild --define ROW_PLAN_ONE_WAVE=1):
-  // when 2 vectors a thread need more threads than the GPU holds at once,
-  // but 4 or 8 a thread fit in one wave at half the threads an SM holds
-  // (their kernels take up to 64 registers), the rows are all in flight
-  // at once instead of in two or three waves with a partial last one.
-  if (nv <= MaxRegisterRowVecs(max_vecs) &&
-      rows * RoundUpToWarp(CeilDiv(nv, 2)) > int64_t{sm_count} * threads_per_sm) {
-    for (int vecs = 4; vecs <= max_vecs; vecs *= 2) {
-      const int threads = RoundUpToWarp(CeilDiv(nv, vecs));
-      if (rows * threads <= int64_t{sm_count} * threads_per_sm / 2) {
-        return {BlockPathHolding(vecs), threads, rows};
-      }
-    }
-  }
-#endif
   if (nv <= 2 * kMaxBlockThreads) {
     return {RowPath::kBlock2, RoundUpToWarp(CeilDiv(nv, 2)), rows};
   }
