@@ -23,7 +23,8 @@
 // is a head index serving q head h and k head h with one angle; a thread
 // takes one slot, or ROPE_SLOTS_PER_THREAD (rope_tuning.h: 4) in turn (one
 // angle computation for all, unless the angles differ per head) once a slot
-// per thread would exceed ROPE_GROUP_ABOVE_WAVES (1) waves of the GPU; with
+// per thread would exceed ROPE_GROUP_ABOVE_WAVES (1) waves of the GPU (per-head
+// tables: ROPE_PER_HEAD_TABLES_GROUP_ABOVE_WAVES, 64); with
 // 16-byte vectors every slot's q and k are then copied into shared memory by
 // cp.async before the first is rotated (ROPE_STAGED_SLOTS, 1), so all of a
 // thread's loads are in flight at once. A launch whose blocks are all
@@ -83,9 +84,11 @@ struct RopePlan {
 };
 
 // The vector width every tensor allows and the thread grid. extra: the
-// table tensors (nullptr pointers are skipped).
+// table tensors (nullptr pointers are skipped); threads take several head
+// slots once a slot a thread would pass group_above_waves waves.
 cudaError_t PlanRope(const RopeHeads& q, const RopeHeads& k, const RopeShape& shape, int elem_bytes,
-                     std::initializer_list<VectorAccess> extra, RopePlan* out) {
+                     std::initializer_list<VectorAccess> extra, RopePlan* out,
+                     int group_above_waves = rope_tuning::kGroupAboveWaves) {
   if (shape.batch <= 0 || shape.seq <= 0 || shape.head_dim <= 0 || shape.head_dim % 2 != 0 ||
       shape.head_dim > 2 * PositionAngles::kTurns || q.heads <= 0 || k.heads <= 0 ||
       q.heads > (1 << 16) || k.heads > (1 << 16)) {
@@ -106,7 +109,7 @@ cudaError_t PlanRope(const RopeHeads& q, const RopeHeads& k, const RopeShape& sh
   const int chunks = half / out->width;
   g.slots = static_cast<int>(std::max(q.heads, k.heads));
   const int64_t tokens = shape.batch * shape.seq;
-  const int64_t group_above = ThreadsInWaves(rope_tuning::kGroupAboveWaves);
+  const int64_t group_above = ThreadsInWaves(group_above_waves);
   const int groups =
       tokens * chunks * g.slots > group_above
           ? (g.slots + rope_tuning::kSlotsPerThread - 1) / rope_tuning::kSlotsPerThread
@@ -131,8 +134,8 @@ HeadRows<T> RowsOf(const RopeHeads& h) {
 // kLoadsFirst: when the kernel takes RopeKernel's kQkLoadsFirst (rope_tuning.h).
 // kWhenResident takes it only where every block is resident at once: there
 // its registers cost nothing and k's loads no longer wait behind q's stores;
-// at more blocks they cost the occupancy that hides the stores (with
-// ROPE_LATE_SHARED_TABLES=1 it reads a shared table after q and k, too).
+// at more blocks they cost the occupancy that hides the stores (it reads a
+// table every head shares after q and k: ROPE_LATE_SHARED_TABLES).
 // Only 16-byte vectors get the second kernel, to bound the build.
 template <typename T, bool kHalfSplit = true,
           rope_tuning::LoadsFirst kLoadsFirst = rope_tuning::kLoadsFirstOtherwise, typename Angles>
@@ -302,6 +305,7 @@ cudaError_t LaunchQkNormRope(RopeHeads q, RopeHeads k, RopeShape shape, DType dt
 cudaError_t LaunchRopeTable(RopeHeads q, RopeHeads k, RopeShape shape, DType dtype, RopeTable table,
                             cudaStream_t stream) {
   const int table_elem = DTypeSize(table.dtype);
+  const bool per_head = table.head_stride != 0;  // LTX-Video's tables
   RopePlan plan;
   const cudaError_t planned = PlanRope(q, k, shape, DTypeSize(dtype),
                                        {{table.cos, table.batch_stride, table_elem},
@@ -310,14 +314,16 @@ cudaError_t LaunchRopeTable(RopeHeads q, RopeHeads k, RopeShape shape, DType dty
                                         {table.sin, table.batch_stride, table_elem},
                                         {table.sin, table.seq_stride, table_elem},
                                         {table.sin, table.head_stride, table_elem}},
-                                       &plan);
+                                       &plan,
+                                       per_head ? rope_tuning::kPerHeadTablesGroupAboveWaves
+                                                : rope_tuning::kGroupAboveWaves);
   if (planned != cudaSuccess) return planned;
   return DispatchInputParam(dtype, table.dtype, [&](auto xt, auto wt) {
     using T = typename decltype(xt)::type;
     using W = typename decltype(wt)::type;
     const TableAngles<W> angles{static_cast<const W*>(table.cos), static_cast<const W*>(table.sin),
                                 table.batch_stride, table.seq_stride, table.head_stride};
-    if (angles.head_stride != 0) {
+    if (per_head) {
       return LaunchRope<T, true, rope_tuning::kLoadsFirstPerHeadTables>(
           plan, q, k, shape.interleaved, angles, stream);
     }

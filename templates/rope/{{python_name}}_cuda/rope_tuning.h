@@ -53,15 +53,20 @@
 //                               many waves of 2048 threads an SM (0: always).
 //                               At 58 registers an SM holds half that, so 1
 //                               groups from 2 real waves on
-//   ROPE_LATE_SHARED_TABLES  0  the loads-first kernel of launches the GPU
+//   ROPE_PER_HEAD_TABLES_GROUP_ABOVE_WAVES
+//                           64  the same for per-head tables (LTX-Video's),
+//                               whose angles a thread's slots do not share:
+//                               64 keeps a slot a thread at every LTX-Video
+//                               shape (2x7x16x24 tokens bf16 43.6 -> 42.6
+//                               us, fp16 44.7 -> 42.5 against 1; H200,
+//                               2026-12-05)
+//   ROPE_LATE_SHARED_TABLES  1  the loads-first kernel of launches the GPU
 //                               holds at once (ROPE_QK_LOADS_FIRST 3) reads
 //                               a table every head shares after a slot's q
 //                               and k loads, as it computes angles (1), or
-//                               before them (0). An A/B knob: decode 64x1
-//                               bf16 5.36 -> 5.07 us when every loads-first
-//                               kernel did (H200, 2026-12-05), where
-//                               LTX-Video's per-head tables, which keep 0,
-//                               were 0.1-1.4% slower
+//                               before them (0). Decode 64x1 bf16 5.41 ->
+//                               5.02 us, fp16 5.44 -> 4.91 (H200,
+//                               2026-12-05); per-head tables keep 0
 #pragma once
 
 #ifndef ROPE_SLOTS_PER_THREAD
@@ -91,8 +96,11 @@
 #ifndef ROPE_GROUP_ABOVE_WAVES
 #define ROPE_GROUP_ABOVE_WAVES 1
 #endif
+#ifndef ROPE_PER_HEAD_TABLES_GROUP_ABOVE_WAVES
+#define ROPE_PER_HEAD_TABLES_GROUP_ABOVE_WAVES 64
+#endif
 #ifndef ROPE_LATE_SHARED_TABLES
-#define ROPE_LATE_SHARED_TABLES 0
+#define ROPE_LATE_SHARED_TABLES 1
 #endif
 
 namespace rope_tuning {
@@ -112,6 +120,7 @@ constexpr LoadsFirst kLoadsFirstOtherwise = ROPE_QK_LOADS_FIRST == 1   ? LoadsFi
                                             : ROPE_QK_LOADS_FIRST == 3 ? LoadsFirst::kWhenResident
                                                                        : LoadsFirst::kNever;
 constexpr int kGroupAboveWaves = ROPE_GROUP_ABOVE_WAVES;
+constexpr int kPerHeadTablesGroupAboveWaves = ROPE_PER_HEAD_TABLES_GROUP_ABOVE_WAVES;
 constexpr bool kStagedSlots = ROPE_STAGED_SLOTS != 0;
 constexpr bool kLateSharedTables = ROPE_LATE_SHARED_TABLES != 0;
 
@@ -137,6 +146,8 @@ static_assert(ROPE_STAGED_SLOTS == 0 || ROPE_STAGED_SLOTS == 1,
               "ROPE_STAGED_SLOTS must be 0 (slot by slot) or 1 (every slot staged first)");
 static_assert(kGroupAboveWaves >= 0 && kGroupAboveWaves <= 64,
               "ROPE_GROUP_ABOVE_WAVES must be 0-64 waves");
+static_assert(kPerHeadTablesGroupAboveWaves >= 0 && kPerHeadTablesGroupAboveWaves <= 64,
+              "ROPE_PER_HEAD_TABLES_GROUP_ABOVE_WAVES must be 0-64 waves");
 static_assert(ROPE_LATE_SHARED_TABLES == 0 || ROPE_LATE_SHARED_TABLES == 1,
               "ROPE_LATE_SHARED_TABLES must be 0 (tables before q and k) or 1 (after)");
 
