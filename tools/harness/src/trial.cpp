@@ -169,7 +169,9 @@ TrialOutcome RunTrial(const OpSpec& spec, const OpHandle& op, const Case& c, std
       return Fail(FailReason::kInputModified,
                   "the op changed input " + op.ArgName(index) +
                       " (or the guard bytes around it)\nhint: inputs are read-only; if the op "
-                      "updates it on purpose, make it with ArgFactory::InPlace");
+                      "updates it on purpose, make it with ArgFactory::InPlace; if not, look "
+                      "for a store outside a tensor the op returns (returned tensors have no "
+                      "guard bytes: a negative index or an overrun lands in a neighbour)");
     }
   }
   for (const Compared& cmp : compared) {
