@@ -1,10 +1,10 @@
-// Softmax's launch plan (common/softmax_plan.h) on the host: few long rows
-// spread over clusters of 2-8 looping blocks until the GPU has a block per
-// SM, each block keeping at least a vector per thread; with held clusters
-// (SOFTMAX_HELD_CLUSTERS=1) rows longer than a block's registers split over
-// the smallest cluster of 2-8 blocks that holds them (larger while SMs would
-// idle); everything else is the library's row plan with a budget of 8
-// vectors per thread.
+// Softmax's launch plan (common/softmax_plan.h) on the host: rows longer
+// than a block's registers split over the smallest cluster of 2-8 blocks
+// that holds them (larger while SMs would idle) where that launch runs in
+// one wave or x outgrows L2; other few long rows spread over clusters of
+// 2-8 looping blocks until the GPU has a block per SM, each block keeping
+// at least a vector per thread; everything else is the library's row plan
+// with a budget of 8 vectors per thread.
 #include "../{{python_name}}_cuda/common/softmax_plan.h"
 
 #include <gtest/gtest.h>
@@ -25,14 +25,15 @@ using kernels_common::SoftmaxPlan;
 
 constexpr int kSms = 132;  // H200
 constexpr int kThreadsPerSm = 2048;
+constexpr int64_t kL2Bytes = int64_t{50} << 20;  // H100 / H200
 
-// The plan this build launches (SOFTMAX_HELD_CLUSTERS picks the rule).
+// The plan softmax launches for rows of nv 16-byte vectors.
 SoftmaxPlan Plan(int64_t rows, int64_t nv, bool clusters = true) {
-  return PlanSoftmax(rows, nv, kSms, kThreadsPerSm, clusters);
+  return PlanSoftmax(rows, nv, kSms, kThreadsPerSm, clusters, rows * nv * 16, kL2Bytes);
 }
 
-// Each rule on its own: held clusters for rows past a block's registers
-// (SOFTMAX_HELD_CLUSTERS=1), or looped clusters only.
+// Each rule on its own: held clusters for rows past a block's registers,
+// or looped clusters only.
 SoftmaxPlan HeldPlan(int64_t rows, int64_t nv) {
   return PlanRowsOrClusters(rows, nv, kSms, kThreadsPerSm, kSoftmaxVecs, true, true);
 }
@@ -45,14 +46,28 @@ bool SamePlan(const SoftmaxPlan& a, const SoftmaxPlan& b) {
          a.rows.threads == b.rows.threads && a.rows.blocks == b.rows.blocks;
 }
 
-TEST(SoftmaxPlan, TheBuildLaunchesItsRule) {
-  for (auto [rows, nv] : {std::pair<int64_t, int64_t>{32, 18992},
-                          {2048, 8192},
-                          {5, 3072},
-                          {4096, 512}}) {
-    const SoftmaxPlan want = SOFTMAX_HELD_CLUSTERS ? HeldPlan(rows, nv) : LoopedPlan(rows, nv);
-    EXPECT_TRUE(SamePlan(Plan(rows, nv), want)) << rows << " x " << nv;
-  }
+TEST(SoftmaxPlan, ClustersHoldInOneWaveOrPastL2) {
+  // 256 blocks: one wave (2 an SM); 32 x 151936 bf16, 18.3 -> 14.4 us.
+  EXPECT_TRUE(SamePlan(Plan(32, 18992), HeldPlan(32, 18992)));
+  EXPECT_TRUE(SamePlan(Plan(33, 18992), HeldPlan(33, 18992)));  // 264 blocks
+  // 268 MB of x: a loop would read it twice from DRAM; fp32 2048 x 32768,
+  // 191.7 -> 145.5 us.
+  EXPECT_TRUE(SamePlan(Plan(2048, 8192), HeldPlan(2048, 8192)));
+  // 1024 held blocks, 39 MB of x: the loop re-reads it from L2 (128 x 151936
+  // bf16: 31.1 us looped, 33.5 held).
+  EXPECT_TRUE(SamePlan(Plan(128, 18992), LoopedPlan(128, 18992)));
+  EXPECT_TRUE(SamePlan(Plan(34, 18992), LoopedPlan(34, 18992)));  // 272 blocks
+  const int64_t past_l2 = kL2Bytes / (16 * 18992) + 1;            // rows
+  EXPECT_TRUE(SamePlan(Plan(past_l2 - 1, 18992), LoopedPlan(past_l2 - 1, 18992)));
+  EXPECT_TRUE(SamePlan(Plan(past_l2, 18992), HeldPlan(past_l2, 18992)));
+  // Past 8 blocks' registers, or within one block's, nothing is held.
+  EXPECT_TRUE(SamePlan(Plan(2048, 8 * kMaxRegisterRowVecs + 1),
+                       LoopedPlan(2048, 8 * kMaxRegisterRowVecs + 1)));
+  EXPECT_TRUE(SamePlan(Plan(5, 3072), LoopedPlan(5, 3072)));
+  EXPECT_TRUE(SamePlan(Plan(4096, 512), LoopedPlan(4096, 512)));
+  // Without clusters, rows past a block's registers loop a block each.
+  EXPECT_EQ(Plan(32, 18992, false).cluster, 1);
+  EXPECT_EQ(Plan(32, 18992, false).rows.path, RowPath::kBlockLoop);
 }
 
 TEST(SoftmaxPlan, VocabularyRowsAreHeldByClustersOfEight) {

@@ -24,17 +24,15 @@ using kb::harness::OpSpec;
 const std::vector<at::ScalarType> kDtypes = {at::kBFloat16, at::kHalf,
                                              at::kFloat};
 
-// Rows x columns, bf16 path (132 SMs): {1, 1} one element; {9001, 128} 16
-// lanes; {16384, 1024} a warp, 4 per lane; {129, 4096} a block, 1 each;
-// {4099, 2048} a block, 2 each; {200, 32768} a block, 8 each; {300, 40000}
-// and {140, 140000} two passes; {100, 20000} a cluster of 2; {5, 24576} a
-// cluster of 4 (fp32: 8); {5, 32768}, {2, 65536} and {3, 151936} (the
-// Qwen3 vocabulary) a cluster of 8; {1, 152063} a cluster of 8 on a split
-// row (head, body, tail). Built with SOFTMAX_HELD_CLUSTERS=1, the rows past
-// a block's registers are held by clusters: {200, 32768} fp32 and {300,
-// 40000} by 2 (fp32: 4), {2, 65536}, {3, 151936}, {1, 152063} and {140,
-// 140000} by 8 (fp32 151936: still 8 looping blocks; fp32 140000: two
-// passes), {100, 20000} fp32 by 2, {5, 24576} and {5, 32768} fp32 by 8.
+// Rows x columns, bf16 path (132 SMs, 50 MiB of L2): {1, 1} one element;
+// {9001, 128} 16 lanes; {16384, 1024} a warp, 4 per lane; {129, 4096} a
+// block, 1 each; {4099, 2048} a block, 2 each; {200, 32768} a block, 8
+// each. Clusters of 8 that hold their shares (one wave): {2, 65536}, {3,
+// 151936} and {1, 152063} (a split row: head, body, tail); fp32 also {5,
+// 24576} and {5, 32768}, and {100, 20000} by 2. Looping clusters: {100,
+// 20000} by 2, {5, 24576} by 4, {5, 32768} by 8; fp32 {3, 151936} and {1,
+// 152063} by 8. Two passes, a block per row: {300, 40000} and {140, 140000}
+// (more held blocks than one wave, x within L2), fp32 {200, 32768}.
 std::vector<std::vector<int64_t>> Shapes() {
   return {{1, 1},       {1, 64},      {7, 2047},    {129, 4096}, {3, 5120},
           {33, 100},    {9001, 128},  {16384, 1024}, {4099, 2048},

@@ -12,22 +12,23 @@
 // row up to 4096 (32768 bf16 elements: Qwen3 / LTX attention rows, 32K
 // contexts). Those rows stay in registers: x is read once, each thread's
 // (max, sum) is exact, and the row merges them in one reduction
-// (MergeMaxSum, one __syncthreads at most). Longer rows take two passes, an
-// online (max, sum) per thread then the output (x re-read from L1 / L2).
-// Fewer rows than SMs of 1024 vectors or more (32 x 151936, a vocabulary)
-// are each split over a cluster of 2-8 blocks (common/softmax_plan.h) that
-// take the two passes over their shares and combine their (max, sum)
-// through distributed shared memory. With SOFTMAX_HELD_CLUSTERS=1 rows of
-// up to 8 x 4096 vectors (262144 bf16 elements, 131072 fp32) are split over
-// clusters of 2-8 blocks that each hold their share in registers instead,
-// x read once (SoftmaxHeldClusterKernel). Rows that start off a 16-byte
+// (MergeMaxSum, one __syncthreads at most). Longer rows, up to 8 x 4096 vectors
+// (262144 bf16 elements, 131072 fp32) are split over clusters of 2-8 blocks
+// that each hold their share in registers, x read once
+// (SoftmaxHeldClusterKernel), where that launch runs in one wave or x
+// outgrows L2 (common/softmax_plan.h). Other long rows take two passes, an
+// online (max, sum) per thread then the output (x re-read from L1 / L2);
+// fewer of them than SMs, of 1024 vectors or more, are each split over a
+// cluster of 2-8 looping blocks. A cluster's blocks combine their (max, sum)
+// through distributed shared memory. Rows that start off a 16-byte
 // boundary split into a scalar head, a 16-byte body and a scalar tail
 // (common/row_span.h). Launched overlapped (common/overlap.cuh).
 //
 // measured (H200, 2026-12-01, torch 2.11.0+cu130, CUDA 13.0, kbuild bench;
 // results/h200-2026-12-01-templates/run-1801): 524288x2048 bf16 1108 us, 92.6% of
 // copy (1461 us, 70%, before FastExp), 2.06x at::softmax, 2.22x torch.compile;
-// fp32 99.4%. Below torch.compile: fp32 2048x32768 (0.98x, 65%: the loop re-reads x).
+// fp32 99.4%. Held clusters (2026-12-05, results/h200-2026-12-05): fp32
+// 2048x32768 145.5 us, 87.5% of copy, 1.29x torch.compile (191.7 us looped).
 
 #include "common/cluster_reduce.cuh"
 #include "common/held_row.cuh"
@@ -60,26 +61,24 @@ __device__ __forceinline__ RowSlot HeldRowSlot(int64_t rows) {
   }
 }
 
-// Block rank = blockIdx.x % kCluster's share of a row on the held cluster
-// path: body vectors [begin, begin + share), the span its held slots stop
-// in (span.body = the share's end) and its edge elements (rank 0's).
+// The share of a row that block rank blockIdx.x % kCluster of its cluster
+// works on (the whole row without a cluster): body vectors [begin, end) and
+// the edge elements, all of them on rank 0, none elsewhere.
 struct RowShare {
   int begin;
-  RowSpan held;
+  int end;
   RowSpan edges;
 };
 
 template <int kCluster>
 __device__ __forceinline__ RowShare ShareOf(const RowSpan& span) {
   if constexpr (kCluster == 1) {
-    return {0, span, span};
+    return {0, span.body, span};
   } else {
     const int rank = static_cast<int>(blockIdx.x % kCluster);
     const int share = (span.body + kCluster - 1) / kCluster;
     const int begin = rank * share;
-    RowSpan held = span;
-    held.body = min(span.body, begin + share);
-    return {begin, held, rank == 0 ? span : RowSpan{}};
+    return {begin, min(span.body, begin + share), rank == 0 ? span : RowSpan{}};
   }
 }
 
@@ -102,10 +101,13 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
   const RowSpan span =
       s.valid ? SpanOf<V, kSplit>(first_phase, s.row, x_stride, cols)
               : RowSpan{};
-  // This block's share of the row (all of it without a cluster).
+  // This block's share of the row (all of it without a cluster): its held
+  // slots count from the share's first vector and stop at its end; its
+  // edge elements go to the block's threads as a block per row's do.
   const RowShare share = ShareOf<kCluster>(span);
-  const RowSpan& held = kCluster == 1 ? span : share.held;
-  const RowSpan& edge_span = kCluster == 1 ? span : share.edges;
+  RowSpan held = span;
+  held.body = share.end;
+  const RowSpan& edge_span = share.edges;
   const int first = s.first + share.begin;
   WaitForPreviousKernel();  // common/overlap.cuh: before any memory access
   AllowNextKernelLaunch();
@@ -113,10 +115,10 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
   Vec<T, V> r[kVecs] = {};  // common/held_row.cuh
   LoadHeldVectors<V, kSplit>(x_row, held, first, s.step, r);
   EdgeValues<kEdgeSlots> edges;
-  LoadEdges<V>(x_row, edge_span, first, s.step, edges);
+  LoadEdges<V>(x_row, edge_span, s.first, s.step, edges);
   const auto for_each_value = [&](auto&& f) {
     ForEachHeldValue(r, held, first, s.step, f);
-    ForEachEdge<V, kEdgeSlots>(edge_span, first, s.step,
+    ForEachEdge<V, kEdgeSlots>(edge_span, s.first, s.step,
                                [&](int m, int) { f(edges.v[m]); });
   };
   // The row's (max, sum) from this block's: a cluster merges its blocks'.
@@ -144,7 +146,7 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
           sum += e[k][i];
         }
       });
-      ForEachEdge<V, kEdgeSlots>(edge_span, first, s.step, [&](int m, int) {
+      ForEachEdge<V, kEdgeSlots>(edge_span, s.first, s.step, [&](int m, int) {
         sum += FastExp(edges.v[m] - max);
       });
     }
@@ -160,7 +162,7 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
       for (int i = 0; i < V; ++i) out.Set(i, e[k][i] * scale);
       *BodyVector<V, kSplit>(y_row, held, idx) = out;
     });
-    StoreSoftmaxEdges<V>(y_row, edges, row.max, inv_sum, edge_span, first,
+    StoreSoftmaxEdges<V>(y_row, edges, row.max, inv_sum, edge_span, s.first,
                          s.step);
   } else {
     const MaxSum row = row_reduce(MaxSumOf(for_each_value));
@@ -170,7 +172,7 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
       *BodyVector<V, kSplit>(y_row, held, idx) =
           SoftmaxVector(r[k], row.max, inv_sum);
     });
-    StoreSoftmaxEdges<V>(y_row, edges, row.max, inv_sum, edge_span, first,
+    StoreSoftmaxEdges<V>(y_row, edges, row.max, inv_sum, edge_span, s.first,
                          s.step);
   }
   if constexpr (kCluster > 1) ClusterReduceDone();
@@ -215,14 +217,11 @@ __device__ __forceinline__ void SoftmaxLoopRow(T* __restrict__ y,
   __shared__ MaxSum scratch[kWarpSize];
   __shared__ MaxSum cluster_part;
   const int64_t row = blockIdx.x / kCluster;
-  const int rank = static_cast<int>(blockIdx.x % kCluster);  // cluster rank
   const T* x_row = x + row * x_stride;
   T* y_row = y + row * y_stride;
   const RowSpan span = SpanOf<V, kSplit>(first_phase, row, x_stride, cols);
-  const RowSpan edge_span = rank == 0 ? span : RowSpan{};
-  const int share = (span.body + kCluster - 1) / kCluster;
-  const int begin = rank * share;
-  const int end = min(span.body, begin + share);
+  const RowShare share = ShareOf<kCluster>(span);
+  const RowSpan& edge_span = share.edges;
   const int lane = threadIdx.x;
   const int lanes = blockDim.x;
   WaitForPreviousKernel();
@@ -235,7 +234,8 @@ __device__ __forceinline__ void SoftmaxLoopRow(T* __restrict__ y,
     mine = AddValues(mine, {edges.v[m]});
   });
   ForEachLoopVector<V, kSplit>(
-      x_row, span, begin, end, lane, lanes, [&](int, const Vec<T, V>& v) {
+      x_row, span, share.begin, share.end, lane, lanes,
+      [&](int, const Vec<T, V>& v) {
         float f[V];
 #pragma unroll
         for (int i = 0; i < V; ++i) f[i] = v.Get(i);
@@ -247,7 +247,8 @@ __device__ __forceinline__ void SoftmaxLoopRow(T* __restrict__ y,
   }
   const float inv_sum = 1.f / total.sum;
   ForEachLoopVector<V, kSplit>(
-      x_row, span, begin, end, lane, lanes, [&](int idx, const Vec<T, V>& v) {
+      x_row, span, share.begin, share.end, lane, lanes,
+      [&](int idx, const Vec<T, V>& v) {
         *BodyVector<V, kSplit>(y_row, span, idx) =
             SoftmaxVector(v, total.max, inv_sum);
       });
@@ -298,7 +299,9 @@ cudaError_t LaunchSoftmax(void* y, const void* x, DType dtype, int64_t rows,
   const bool whole_vectors = l.access.split || l.access.width * elem == 16;
   const SoftmaxPlan plan =
       PlanSoftmax(rows, l.access.vectors, CachedSmCount(),
-                  CachedThreadsPerSm(), whole_vectors && DeviceRunsClusters());
+                  CachedThreadsPerSm(), whole_vectors && DeviceRunsClusters(),
+                  rows * cols * elem,
+                  CachedDeviceAttribute<cudaDevAttrL2CacheSize>(50 << 20));
   if (plan.rows.blocks > 0x7fffffff) return cudaErrorInvalidConfiguration;
   const int row_elems = static_cast<int>(cols);  // <= 2^30: checked above
 
@@ -324,7 +327,7 @@ cudaError_t LaunchSoftmax(void* y, const void* x, DType dtype, int64_t rows,
                     x_row_stride, y_row_stride);
               }
               // Held clusters: the budget's block path, 16-byte vectors.
-              if constexpr (!SOFTMAX_HELD_CLUSTERS || V * sizeof(T) != 16 ||
+              if constexpr (V * sizeof(T) != 16 ||
                             kGroup != kWholeBlock || kVecs != kSoftmaxVecs) {
                 return cudaErrorInvalidValue;  // the plan makes none of these
               } else {
