@@ -206,9 +206,10 @@ inline RowPlan PlanRows(int64_t rows, int64_t nv, int sm_count, int threads_per_
 //   budget of 8) but within kMaxRowCluster blocks' is split over the
 //   smallest cluster of 2, 4 or 8 blocks whose shares fit (larger while
 //   the GPU has fewer blocks than SMs), each block holding its share in
-//   registers on the budget's block path, so x is read once (a loop over
-//   the row reads it twice: softmax 2048 x 32768 fp32, 65% of copy
-//   bandwidth on the H200, 2026-12-01);
+//   registers on the budget's block path, so x is read once (softmax 2048
+//   x 32768 fp32 on the H200: 87.5% of copy held, 66% looping over the
+//   row, which reads it twice; 2026-12-05); an op may hold only where
+//   that wins (softmax_plan.h);
 // - looped: few long rows (a row that gets a block of its own leaves SMs
 //   idle when there are fewer rows than SMs) are split over 2, 4 or 8
 //   blocks while the GPU has fewer blocks than SMs and each block keeps at
