@@ -93,6 +93,23 @@ TEST(PackageCard, ControlCharactersFromTheResultBecomeSpaces) {
   EXPECT_NE(card.find("at::add ]0;owned "), std::string::npos) << card;
 }
 
+// A hostile median of 1e308 would print as 309 digits, a speedup of 1e300 as 301.
+TEST(PackageCard, ImplausibleNumbersFromTheResultPrintNoLongerThanRealOnes) {
+  const auto card_of = [](const nlohmann::json& bench) {
+    MemoryFileSystem fs;
+    WriteFixtureProject(fs);
+    (void)fs.Write("/p/results/latest.json", JsonText(ResultDocument(bench, RecordedRun())));
+    return PackagedCard(fs);
+  };
+  nlohmann::json hostile = BenchDocument();
+  hostile["cases"][0]["time_us"]["median"] = 1e308;
+  hostile["cases"][0]["gbps"] = 1e-300;
+  hostile["cases"][0]["baselines"][0]["speedup"] = 1e300;
+  const std::string card = card_of(hostile);
+  EXPECT_EQ(card.find("0000000000"), std::string::npos) << card;
+  EXPECT_LT(card.size(), card_of(BenchDocument()).size() + 64) << card;
+}
+
 TEST(PackageCard, AnUnusableResultIsAWarningAndNoNumbers) {
   MemoryFileSystem fs;
   WriteFixtureProject(fs);
