@@ -113,7 +113,9 @@ struct EdgeValues {
 };
 
 // Calls f(slot, element) for each edge element lane `lane` of `lanes`
-// holds (EdgeOfSlot, row_span.h).
+// holds (EdgeOfSlot, row_span.h). 0 <= lane < lanes: a lane counted past
+// the row's threads (a cluster block's offset into its share) gets negative
+// edges, which pass `e < edges()` and index before the row.
 template <int V, int kSlots, typename F>
 __device__ __forceinline__ void ForEachEdge(const RowSpan& span, int lane,
                                             int lanes, F&& f) {
