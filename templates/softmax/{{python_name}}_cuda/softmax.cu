@@ -13,7 +13,7 @@
 // contexts). Those rows stay in registers: x is read once, each thread's
 // (max, sum) is exact, and the row merges them in one reduction
 // (MergeMaxSum, one __syncthreads at most). Longer rows, up to 8 x 4096 vectors
-// (262144 bf16 elements, 131072 fp32) are split over clusters of 2-8 blocks
+// (262144 bf16 elements, 131072 fp32), are split over clusters of 2-8 blocks
 // that each hold their share in registers, x read once
 // (SoftmaxHeldClusterKernel), where that launch runs in one wave or x
 // outgrows L2 (common/softmax_plan.h). Other long rows take two passes, an
