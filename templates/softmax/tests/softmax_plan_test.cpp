@@ -25,7 +25,7 @@ using kernels_common::SoftmaxPlan;
 
 constexpr int kSms = 132;  // H200
 constexpr int kThreadsPerSm = 2048;
-constexpr int64_t kL2Bytes = int64_t{50} << 20;  // H100 / H200
+constexpr int64_t kL2Bytes = int64_t{60} << 20;  // H200 (H100: 50 MiB)
 
 // The plan softmax launches for rows of nv 16-byte vectors.
 SoftmaxPlan Plan(int64_t rows, int64_t nv, bool clusters = true) {

@@ -24,7 +24,7 @@ using kb::harness::OpSpec;
 const std::vector<at::ScalarType> kDtypes = {at::kBFloat16, at::kHalf,
                                              at::kFloat};
 
-// Rows x columns, bf16 path (132 SMs, 50 MiB of L2): {1, 1} one element;
+// Rows x columns, bf16 path (132 SMs, 50-60 MiB of L2): {1, 1} one element;
 // {9001, 128} 16 lanes; {16384, 1024} a warp, 4 per lane; {129, 4096} a
 // block, 1 each; {4099, 2048} a block, 2 each; {200, 32768} a block, 8
 // each. Clusters of 8 that hold their shares (one wave): {2, 65536}, {3,
