@@ -48,6 +48,19 @@ using namespace kernels_common;
 // and the store (the 2048-element bf16 rows of the block path hold 16).
 constexpr int kKeptExps = 16;
 
+// SOFTMAX_TWO_REDUCTIONS (an A/B knob, kbuild --define
+// SOFTMAX_TWO_REDUCTIONS=1; 0 by default): the register paths reduce the
+// row's max, then the sum of exp(v - max), instead of merging (max, sum)
+// pairs, whose merge takes two exps at each of its 5-10 steps: 20 of the
+// 42 MUFU instructions of the bf16 block path with 2 vectors a thread
+// (softmax 4096x4096 bf16: 73.5% of copy, 0.87x Liger, which reduces max
+// then sum; H200, 2026-12-05). One more reduction, so one more barrier on
+// the block paths. Clusters keep the merge.
+#ifndef SOFTMAX_TWO_REDUCTIONS
+#define SOFTMAX_TWO_REDUCTIONS 0
+#endif
+constexpr bool kTwoReductions = SOFTMAX_TWO_REDUCTIONS != 0;
+
 // The slot of a thread on a held path: CurrentRowSlot's, or on the held
 // cluster path, its block's row (blockIdx.x / kCluster) with the block's
 // threads from 0 (ShareOf moves them to the block's share).
@@ -131,7 +144,57 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
       return block;
     }
   };
-  if constexpr (kVecs * V <= kKeptExps) {
+  // The stores: kept exps times a scale, or each value's exp again.
+  const auto store_kept = [&](const float (&e)[kVecs][V], float scale,
+                              float max, float inv_sum) {
+    ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int idx) {
+      Vec<T, V> out;
+#pragma unroll
+      for (int i = 0; i < V; ++i) out.Set(i, e[k][i] * scale);
+      *BodyVector<V, kSplit>(y_row, held, idx) = out;
+    });
+    StoreSoftmaxEdges<V>(y_row, edges, max, inv_sum, edge_span, s.first,
+                         s.step);
+  };
+  const auto store_recomputed = [&](float max, float inv_sum) {
+    KeepPacked(r);  // common/held_row.cuh: registers for two blocks per SM
+    ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int idx) {
+      *BodyVector<V, kSplit>(y_row, held, idx) =
+          SoftmaxVector(r[k], max, inv_sum);
+    });
+    StoreSoftmaxEdges<V>(y_row, edges, max, inv_sum, edge_span, s.first,
+                         s.step);
+  };
+  if constexpr (kTwoReductions && kCluster == 1) {
+    // The row's max, then the sum of exp(v - max): neither reduction takes
+    // an exp. A row of -inf only gets NaN from exp(-inf + inf), as
+    // torch.softmax; +inf or NaN make the sum NaN.
+    __shared__ float max_scratch[kWarpSize];
+    __shared__ float sum_scratch[kWarpSize];
+    float mine = -INFINITY;
+    for_each_value([&](float v) { mine = fmaxf(mine, v); });
+    const float max = RowReduce<kGroup>(mine, Max{}, max_scratch);
+    float sum = 0.f;
+    if constexpr (kVecs * V <= kKeptExps) {
+      float e[kVecs][V] = {};
+      ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int) {
+#pragma unroll
+        for (int i = 0; i < V; ++i) {
+          e[k][i] = FastExp(r[k].Get(i) - max);
+          sum += e[k][i];
+        }
+      });
+      ForEachEdge<V, kEdgeSlots>(edge_span, s.first, s.step, [&](int m, int) {
+        sum += FastExp(edges.v[m] - max);
+      });
+      const float inv_sum = 1.f / RowReduce<kGroup>(sum, Sum{}, sum_scratch);
+      store_kept(e, inv_sum, max, inv_sum);
+    } else {
+      for_each_value([&](float v) { sum += FastExp(v - max); });
+      store_recomputed(max,
+                       1.f / RowReduce<kGroup>(sum, Sum{}, sum_scratch));
+    }
+  } else if constexpr (kVecs * V <= kKeptExps) {
     // Up to kKeptExps values per thread: their exps stay in fp32 registers
     // from the sum to the store, one exp per element instead of two.
     float max = -INFINITY;
@@ -155,25 +218,10 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
     // exp(v - row.max) / sum = e * exp(max - row.max) / sum. A thread of
     // -inf only has e = 0 and scale 0; a row of -inf only gets NaN from
     // exp(-inf + inf), as torch.softmax; +inf or NaN make inv_sum NaN.
-    const float scale = FastExp(max - row.max) * inv_sum;
-    ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int idx) {
-      Vec<T, V> out;
-#pragma unroll
-      for (int i = 0; i < V; ++i) out.Set(i, e[k][i] * scale);
-      *BodyVector<V, kSplit>(y_row, held, idx) = out;
-    });
-    StoreSoftmaxEdges<V>(y_row, edges, row.max, inv_sum, edge_span, s.first,
-                         s.step);
+    store_kept(e, FastExp(max - row.max) * inv_sum, row.max, inv_sum);
   } else {
     const MaxSum row = row_reduce(MaxSumOf(for_each_value));
-    const float inv_sum = 1.f / row.sum;
-    KeepPacked(r);  // common/held_row.cuh: registers for two blocks per SM
-    ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int idx) {
-      *BodyVector<V, kSplit>(y_row, held, idx) =
-          SoftmaxVector(r[k], row.max, inv_sum);
-    });
-    StoreSoftmaxEdges<V>(y_row, edges, row.max, inv_sum, edge_span, s.first,
-                         s.step);
+    store_recomputed(row.max, 1.f / row.sum);
   }
   if constexpr (kCluster > 1) ClusterReduceDone();
 }
