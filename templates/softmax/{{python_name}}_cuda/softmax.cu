@@ -144,6 +144,21 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
       return block;
     }
   };
+  // Fills e with exp(v - max) of the held values: their sum, edges too.
+  const auto kept_exps = [&](float max, float (&e)[kVecs][V]) {
+    float sum = 0.f;
+    ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int) {
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        e[k][i] = FastExp(r[k].Get(i) - max);
+        sum += e[k][i];
+      }
+    });
+    ForEachEdge<V, kEdgeSlots>(edge_span, s.first, s.step, [&](int m, int) {
+      sum += FastExp(edges.v[m] - max);
+    });
+    return sum;
+  };
   // The stores: kept exps times a scale, or each value's exp again.
   const auto store_kept = [&](const float (&e)[kVecs][V], float scale,
                               float max, float inv_sum) {
@@ -174,22 +189,13 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
     float mine = -INFINITY;
     for_each_value([&](float v) { mine = fmaxf(mine, v); });
     const float max = RowReduce<kGroup>(mine, Max{}, max_scratch);
-    float sum = 0.f;
     if constexpr (kVecs * V <= kKeptExps) {
       float e[kVecs][V] = {};
-      ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int) {
-#pragma unroll
-        for (int i = 0; i < V; ++i) {
-          e[k][i] = FastExp(r[k].Get(i) - max);
-          sum += e[k][i];
-        }
-      });
-      ForEachEdge<V, kEdgeSlots>(edge_span, s.first, s.step, [&](int m, int) {
-        sum += FastExp(edges.v[m] - max);
-      });
+      const float sum = kept_exps(max, e);
       const float inv_sum = 1.f / RowReduce<kGroup>(sum, Sum{}, sum_scratch);
       store_kept(e, inv_sum, max, inv_sum);
     } else {
+      float sum = 0.f;
       for_each_value([&](float v) { sum += FastExp(v - max); });
       store_recomputed(max,
                        1.f / RowReduce<kGroup>(sum, Sum{}, sum_scratch));
@@ -201,18 +207,7 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
     for_each_value([&](float v) { max = fmaxf(max, v); });
     float e[kVecs][V] = {};
     float sum = 0.f;
-    if (max != -INFINITY) {  // as MaxSumOf: no exp(-inf + inf)
-      ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int) {
-#pragma unroll
-        for (int i = 0; i < V; ++i) {
-          e[k][i] = FastExp(r[k].Get(i) - max);
-          sum += e[k][i];
-        }
-      });
-      ForEachEdge<V, kEdgeSlots>(edge_span, s.first, s.step, [&](int m, int) {
-        sum += FastExp(edges.v[m] - max);
-      });
-    }
+    if (max != -INFINITY) sum = kept_exps(max, e);  // no exp(-inf + inf)
     const MaxSum row = row_reduce(MaxSum{max, sum});
     const float inv_sum = 1.f / row.sum;
     // exp(v - row.max) / sum = e * exp(max - row.max) / sum. A thread of
