@@ -42,10 +42,11 @@
 // 97% of copy; 4x2048 45 us, 90% (H200, 2026-12-04, run-1944; one head a
 // lane: 180 and 47 us).
 //
-// measured (H200, 2026-12-05; results/h200-2026-12-05/run-0239): tables
-// 1x32768x32x8x128 bf16 168.7 us, 97% of copy, 1.01x Liger; 1x2048 13.9
-// us, 0.97x Liger; decode 64x1 5.36 us, 0.94x Liger. LTX-Video's per-head
-// tables 2x16x16x24x32x64 bf16: 94.2 us, 0.98x torch.compile.
+// measured (H200, 2026-12-05; results/h200-2026-12-05/run-0239, run-1031):
+// tables 1x32768x32x8x128 bf16 168.7 us, 97% of copy, 1.01x Liger; 1x2048
+// 13.9 us, 0.97x Liger; decode 64x1 5.02 us, 1.01x Liger (late shared
+// tables). LTX-Video's per-head tables 2x16x16x24x32x64 bf16: 93.3 us,
+// 1.00x torch.compile (a slot a thread).
 
 #include <algorithm>
 #include <cmath>
