@@ -10,9 +10,9 @@
 // V = 16 / sizeof(T) elements per thread: 4-32 lanes per row up to 32
 // vectors (256 bf16 elements), a warp per row up to 128 (1024), a block per
 // row up to 4096 (32768 bf16 elements: Qwen3 / LTX attention rows, 32K
-// contexts). Those rows stay in registers: x is read once, each thread's
-// (max, sum) is exact, and the row merges them in one reduction
-// (MergeMaxSum, one __syncthreads at most). Longer rows, up to 8 x 4096 vectors
+// contexts). Those rows stay in registers: x is read once, and the row
+// reduces its max, then the sum of exp(v - max), no exp inside a reduction
+// (one __syncthreads each at most). Longer rows, up to 8 x 4096 vectors
 // (262144 bf16 elements, 131072 fp32), are split over clusters of 2-8 blocks
 // that each hold their share in registers, x read once
 // (SoftmaxHeldClusterKernel), where that launch runs in one wave or x
@@ -47,19 +47,6 @@ using namespace kernels_common;
 // Values per thread whose exps are kept in fp32 registers between the sum
 // and the store (the 2048-element bf16 rows of the block path hold 16).
 constexpr int kKeptExps = 16;
-
-// SOFTMAX_TWO_REDUCTIONS (an A/B knob, kbuild --define
-// SOFTMAX_TWO_REDUCTIONS=1; 0 by default): the register paths reduce the
-// row's max, then the sum of exp(v - max), instead of merging (max, sum)
-// pairs, whose merge takes two exps at each of its 5-10 steps: 20 of the
-// 42 MUFU instructions of the bf16 block path with 2 vectors a thread
-// (softmax 4096x4096 bf16: 73.5% of copy, 0.87x Liger, which reduces max
-// then sum; H200, 2026-12-05). One more reduction, so one more barrier on
-// the block paths. Clusters keep the merge.
-#ifndef SOFTMAX_TWO_REDUCTIONS
-#define SOFTMAX_TWO_REDUCTIONS 0
-#endif
-constexpr bool kTwoReductions = SOFTMAX_TWO_REDUCTIONS != 0;
 
 // The slot of a thread on a held path: CurrentRowSlot's, or on the held
 // cluster path, its block's row (blockIdx.x / kCluster) with the block's
@@ -107,7 +94,6 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
                                                int64_t x_stride,
                                                int64_t y_stride) {
   constexpr int kEdgeSlots = kEdgeSlotsPerThread<V, kGroup, kSplit>;
-  __shared__ MaxSum scratch[kWarpSize];
   const RowSlot s = HeldRowSlot<kGroup, kCluster>(rows);
   const T* x_row = x + s.row * x_stride;
   T* y_row = y + s.row * y_stride;
@@ -134,43 +120,7 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
     ForEachEdge<V, kEdgeSlots>(edge_span, s.first, s.step,
                                [&](int m, int) { f(edges.v[m]); });
   };
-  // The row's (max, sum) from this block's: a cluster merges its blocks'.
-  const auto row_reduce = [&](MaxSum mine) {
-    const MaxSum block = RowReduce<kGroup>(mine, MergeMaxSum{}, scratch);
-    if constexpr (kCluster > 1) {
-      __shared__ MaxSum cluster_part;
-      return ClusterReduce<kCluster>(block, MergeMaxSum{}, &cluster_part);
-    } else {
-      return block;
-    }
-  };
-  // Fills e with exp(v - max) of the held values: their sum, edges too.
-  const auto kept_exps = [&](float max, float (&e)[kVecs][V]) {
-    float sum = 0.f;
-    ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int) {
-#pragma unroll
-      for (int i = 0; i < V; ++i) {
-        e[k][i] = FastExp(r[k].Get(i) - max);
-        sum += e[k][i];
-      }
-    });
-    ForEachEdge<V, kEdgeSlots>(edge_span, s.first, s.step, [&](int m, int) {
-      sum += FastExp(edges.v[m] - max);
-    });
-    return sum;
-  };
-  // The stores: kept exps times a scale, or each value's exp again.
-  const auto store_kept = [&](const float (&e)[kVecs][V], float scale,
-                              float max, float inv_sum) {
-    ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int idx) {
-      Vec<T, V> out;
-#pragma unroll
-      for (int i = 0; i < V; ++i) out.Set(i, e[k][i] * scale);
-      *BodyVector<V, kSplit>(y_row, held, idx) = out;
-    });
-    StoreSoftmaxEdges<V>(y_row, edges, max, inv_sum, edge_span, s.first,
-                         s.step);
-  };
+  // The stores of rows held packed: each value's exp again.
   const auto store_recomputed = [&](float max, float inv_sum) {
     KeepPacked(r);  // common/held_row.cuh: registers for two blocks per SM
     ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int idx) {
@@ -180,9 +130,12 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
     StoreSoftmaxEdges<V>(y_row, edges, max, inv_sum, edge_span, s.first,
                          s.step);
   };
-  if constexpr (kTwoReductions && kCluster == 1) {
+  if constexpr (kCluster == 1) {
     // The row's max, then the sum of exp(v - max): neither reduction takes
-    // an exp. A row of -inf only gets NaN from exp(-inf + inf), as
+    // an exp, where merging (max, sum) pairs takes two at each step (bf16
+    // block path with 2 vectors a thread: 42 -> 21 MUFU instructions, 40 ->
+    // 34 registers; softmax 4096x4096 bf16 23.33 -> 22.10 us, H100,
+    // 2026-12-05). A row of -inf only gets NaN from exp(-inf + inf), as
     // torch.softmax; +inf or NaN make the sum NaN.
     __shared__ float max_scratch[kWarpSize];
     __shared__ float sum_scratch[kWarpSize];
@@ -190,35 +143,47 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
     for_each_value([&](float v) { mine = fmaxf(mine, v); });
     const float max = RowReduce<kGroup>(mine, Max{}, max_scratch);
     if constexpr (kVecs * V <= kKeptExps) {
+      // Up to kKeptExps values per thread: their exps stay in fp32
+      // registers from the sum to the store, one exp per element.
       float e[kVecs][V] = {};
-      const float sum = kept_exps(max, e);
+      float sum = 0.f;
+      ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int) {
+#pragma unroll
+        for (int i = 0; i < V; ++i) {
+          e[k][i] = FastExp(r[k].Get(i) - max);
+          sum += e[k][i];
+        }
+      });
+      ForEachEdge<V, kEdgeSlots>(edge_span, s.first, s.step, [&](int m, int) {
+        sum += FastExp(edges.v[m] - max);
+      });
       const float inv_sum = 1.f / RowReduce<kGroup>(sum, Sum{}, sum_scratch);
-      store_kept(e, inv_sum, max, inv_sum);
+      ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int idx) {
+        Vec<T, V> out;
+#pragma unroll
+        for (int i = 0; i < V; ++i) out.Set(i, e[k][i] * inv_sum);
+        *BodyVector<V, kSplit>(y_row, held, idx) = out;
+      });
+      StoreSoftmaxEdges<V>(y_row, edges, max, inv_sum, edge_span, s.first,
+                           s.step);
     } else {
       float sum = 0.f;
       for_each_value([&](float v) { sum += FastExp(v - max); });
       store_recomputed(max,
                        1.f / RowReduce<kGroup>(sum, Sum{}, sum_scratch));
     }
-  } else if constexpr (kVecs * V <= kKeptExps) {
-    // Up to kKeptExps values per thread: their exps stay in fp32 registers
-    // from the sum to the store, one exp per element instead of two.
-    float max = -INFINITY;
-    for_each_value([&](float v) { max = fmaxf(max, v); });
-    float e[kVecs][V] = {};
-    float sum = 0.f;
-    if (max != -INFINITY) sum = kept_exps(max, e);  // no exp(-inf + inf)
-    const MaxSum row = row_reduce(MaxSum{max, sum});
-    const float inv_sum = 1.f / row.sum;
-    // exp(v - row.max) / sum = e * exp(max - row.max) / sum. A thread of
-    // -inf only has e = 0 and scale 0; a row of -inf only gets NaN from
-    // exp(-inf + inf), as torch.softmax; +inf or NaN make inv_sum NaN.
-    store_kept(e, FastExp(max - row.max) * inv_sum, row.max, inv_sum);
   } else {
-    const MaxSum row = row_reduce(MaxSumOf(for_each_value));
+    // A cluster's blocks merge (max, sum) pairs: one exchange through
+    // distributed shared memory instead of two.
+    __shared__ MaxSum cluster_part;
+    __shared__ MaxSum scratch[kWarpSize];
+    const MaxSum block =
+        BlockReduce(MaxSumOf(for_each_value), MergeMaxSum{}, scratch);
+    const MaxSum row =
+        ClusterReduce<kCluster>(block, MergeMaxSum{}, &cluster_part);
     store_recomputed(row.max, 1.f / row.sum);
+    ClusterReduceDone();
   }
-  if constexpr (kCluster > 1) ClusterReduceDone();
 }
 
 // Rows that fit in registers: every path of the row plan. Scalar rows
