@@ -48,6 +48,29 @@ using namespace kernels_common;
 // and the store (the 2048-element bf16 rows of the block path hold 16).
 constexpr int kKeptExps = 16;
 
+// SOFTMAX_FULL_OCCUPANCY (an A/B knob, kbuild --define
+// SOFTMAX_FULL_OCCUPANCY=1; 0 by default): the block paths of aligned rows
+// that keep their exps ask ptxas for 32 registers, so every thread of an SM
+// is resident (4 blocks of 512). The bf16 block path with 2 vectors a thread
+// (4096-wide rows) takes 34 today: 7 blocks of 256 an SM, where Liger's
+// kernel for those rows takes 32 and runs 8 (ncu, H100, 2026-12-05). The
+// warp and split-row paths spilled at 32 (ptxas, CUDA 13.0).
+#ifndef SOFTMAX_FULL_OCCUPANCY
+#define SOFTMAX_FULL_OCCUPANCY 0
+#endif
+
+// The register kernels' minimum blocks per SM (__launch_bounds__). Scalar
+// rows (V == 1) ask for one: under ptxas's default register target the fp32
+// block path with 8 per thread spilled 12 bytes (CUDA 13.0; 48 registers
+// without).
+template <int V, int kVecs, int kGroup, bool kSplit>
+constexpr int kRegisterMinBlocks =
+    V == 1 ? 1
+           : (SOFTMAX_FULL_OCCUPANCY && kVecs * V <= kKeptExps &&
+                      kGroup == kWholeBlock && !kSplit
+                  ? 2048 / kMaxBlockThreads  // sm_90's threads per SM
+                  : 0);
+
 // The slot of a thread on a held path: CurrentRowSlot's, or on the held
 // cluster path, its block's row (blockIdx.x / kCluster) with the block's
 // threads from 0 (ShareOf moves them to the block's share).
@@ -186,12 +209,10 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
   }
 }
 
-// Rows that fit in registers: every path of the row plan. Scalar rows
-// (V == 1) ask for one block per SM: under ptxas's default register target
-// the fp32 block path with 8 per thread spilled 12 bytes (CUDA 13.0; 48
-// registers without).
+// Rows that fit in registers: every path of the row plan.
 template <typename T, int V, int kVecs, int kGroup, bool kSplit>
-__global__ void __launch_bounds__(kMaxBlockThreads, V == 1 ? 1 : 0)
+__global__ void __launch_bounds__(kMaxBlockThreads,
+                                  kRegisterMinBlocks<V, kVecs, kGroup, kSplit>)
     SoftmaxRegisterKernel(T* __restrict__ y, const T* __restrict__ x,
                           int64_t rows, int cols, int first_phase,
                           int64_t x_stride, int64_t y_stride) {
