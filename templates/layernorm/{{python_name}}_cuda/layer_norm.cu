@@ -61,6 +61,14 @@ __device__ __forceinline__ float Normalized(float x, RowStats st, float w, float
   return (x - st.mean) * st.rstd * w + b;
 }
 
+// The weight and bias of V columns from col as floats (bias 0 without one).
+template <bool kVector, typename W, int V>
+__device__ __forceinline__ void LoadWeightAndBias(const W* w, const W* b, int64_t col,
+                                                  float (&wf)[V], float (&bf)[V]) {
+  LoadWeights<W, V, kVector>(w, col, wf);
+  if (b != nullptr) LoadWeights<W, V, kVector>(b, col, bf);
+}
+
 // One vector's deviations from the mean normalized, scaled and shifted;
 // col: its first column (kVector as Normalize's).
 template <bool kVector, typename T, typename W, int V>
@@ -68,8 +76,7 @@ __device__ __forceinline__ Vec<T, V> NormalizeDeviations(const float (&d)[V], co
                                                          const W* b, int64_t col, float rstd) {
   float wf[V];
   float bf[V] = {};
-  LoadWeights<W, V, kVector>(w, col, wf);
-  if (b != nullptr) LoadWeights<W, V, kVector>(b, col, bf);
+  LoadWeightAndBias<kVector>(w, b, col, wf, bf);
   Vec<T, V> out;
 #pragma unroll
   for (int i = 0; i < V; ++i) out.Set(i, d[i] * rstd * wf[i] + bf[i]);
@@ -84,8 +91,7 @@ __device__ __forceinline__ Vec<T, V> Normalize(const Vec<T, V>& v, const W* w, c
                                                int64_t col, RowStats st) {
   float wf[V];
   float bf[V] = {};
-  LoadWeights<W, V, kVector>(w, col, wf);
-  if (b != nullptr) LoadWeights<W, V, kVector>(b, col, bf);
+  LoadWeightAndBias<kVector>(w, b, col, wf, bf);
   Vec<T, V> out;
 #pragma unroll
   for (int i = 0; i < V; ++i) out.Set(i, Normalized(v.Get(i), st, wf[i], bf[i]));
