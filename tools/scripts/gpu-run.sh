@@ -61,6 +61,8 @@
 # GPU_RUN_NCU_PEERS ("template:FILTER ...", e.g. "rope:rope_ltx_tables/2x16x16x24x32x64.bf16")
 # profiles our kernel beside each peer's under ncu for the bench cases FILTER matches
 # (tools/peer_bench/ncu_beside_peers.py), with inductor's Triton source in the same log.
+# GPU_RUN_CARRIED_KBUILD=1 skips kbuild's build and runs the .deps/bin/kbuild carried from the
+# developer machine (a minute less of device time).
 # GPU_RUN_DEFINES ("template:NAME=VALUE[,NAME=VALUE...][:FILTER[:notest]] ...") tests and
 # benchmarks a template's project again with those macros (kbuild --define), after its default
 # build: a tune knob tried beside the default (FILTER: the bench's --filter, no spaces; notest:
@@ -184,8 +186,14 @@ fi
 
 if [[ $TEMPLATES == 1 || $KBUILD_SELFTESTS == 1 || $SANITIZE_PROOF == 1 ]]; then
   BUILD="$WORK/kbuild-build"
-  step "build kbuild" kbuild-build.log bash -c "cmake -S '$ROOT' -B '$BUILD' -G Ninja \
-    -DCMAKE_BUILD_TYPE=Release -DKBUILD_BUILD_TESTS=OFF && cmake --build '$BUILD'"
+  # GPU_RUN_CARRIED_KBUILD=1: the carried .deps/bin/kbuild (built on the developer machine; it
+  # runs there unchanged, ../shared/DEVICE.md) saves the minute of this build.
+  if [[ "${GPU_RUN_CARRIED_KBUILD:-0}" == 1 ]]; then
+    echo "GPU_RUN_CARRIED_KBUILD=1: kbuild is not built here"
+  else
+    step "build kbuild" kbuild-build.log bash -c "cmake -S '$ROOT' -B '$BUILD' -G Ninja \
+      -DCMAKE_BUILD_TYPE=Release -DKBUILD_BUILD_TESTS=OFF && cmake --build '$BUILD'"
+  fi
   KBUILD="$BUILD/tools/kbuild/kbuild"
   if [[ $DRY == 0 && ! -x "$KBUILD" && -x "$ROOT/.deps/bin/kbuild" ]]; then
     KBUILD="$ROOT/.deps/bin/kbuild"; echo "using the kbuild binary built on the developer machine"
