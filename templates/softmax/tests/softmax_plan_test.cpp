@@ -70,6 +70,16 @@ TEST(SoftmaxPlan, ClustersHoldInOneWaveOrPastL2) {
   EXPECT_EQ(Plan(32, 18992, false).rows.path, RowPath::kBlockLoop);
 }
 
+// softmax_test.cpp's split rows {100, 152063} and {40, 152063} (bf16: 19007
+// body vectors) reach the looping clusters of 2 and 4 blocks.
+TEST(SoftmaxPlan, TheTestedSplitRowsLoopOnClustersOfTwoAndFour) {
+  for (const auto& [rows, cluster] : {std::pair{100, 2}, std::pair{40, 4}}) {
+    const SoftmaxPlan p = Plan(rows, 19007);
+    EXPECT_EQ(p.cluster, cluster) << rows;
+    EXPECT_EQ(p.rows.path, RowPath::kBlockLoop) << rows;
+  }
+}
+
 TEST(SoftmaxPlan, VocabularyRowsAreHeldByClustersOfEight) {
   const SoftmaxPlan p = HeldPlan(32, 151936 / 8);  // Qwen3 logits, bf16
   EXPECT_EQ(p.cluster, 8);
