@@ -50,6 +50,17 @@ using namespace kernels_common;
 #endif
 constexpr int kKeptDeviations = LAYER_NORM_KEPT_DEVIATIONS != 0 ? 16 : 0;
 
+// LAYER_NORM_EARLY_PARAMS (an A/B knob, kbuild --define
+// LAYER_NORM_EARLY_PARAMS=1; 0 by default): threads of the register paths of
+// aligned rows that hold up to 16 values load their weight and bias vectors
+// right after x and keep them packed until the store, as Liger's kernel
+// does, instead of reading them after the two reductions, where each block
+// waits for them (L1/L2 hits) before its first store.
+#ifndef LAYER_NORM_EARLY_PARAMS
+#define LAYER_NORM_EARLY_PARAMS 0
+#endif
+constexpr int kEarlyParams = LAYER_NORM_EARLY_PARAMS != 0 ? 16 : 0;
+
 // Bias i as a float: 0 without a bias (nullptr).
 template <typename W>
 __device__ __forceinline__ float BiasAt(const W* b, int64_t i) {
@@ -67,6 +78,19 @@ __device__ __forceinline__ void LoadWeightAndBias(const W* w, const W* b, int64_
                                                   float (&wf)[V], float (&bf)[V]) {
   LoadWeights<W, V, kVector>(w, col, wf);
   if (b != nullptr) LoadWeights<W, V, kVector>(b, col, bf);
+}
+
+// The weight and bias of V columns as floats (1 and 0 where absent) from the
+// vectors loaded with x (LAYER_NORM_EARLY_PARAMS; bv zero without a bias).
+template <typename W, int V>
+__device__ __forceinline__ void HeldWeightAndBias(const Vec<W, V>& wv, const Vec<W, V>& bv,
+                                                  bool has_weight, float (&wf)[V],
+                                                  float (&bf)[V]) {
+#pragma unroll
+  for (int i = 0; i < V; ++i) {
+    wf[i] = has_weight ? wv.Get(i) : 1.f;
+    bf[i] = bv.Get(i);
+  }
 }
 
 // One vector's deviations from the mean normalized, scaled and shifted;
@@ -133,6 +157,17 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, s.first, s.step, edges);
 
+  // LAYER_NORM_EARLY_PARAMS: the weight and bias of the held vectors, now;
+  // KeepPacked before the store converts them there (converted at the load,
+  // the bf16 block path with 2 vectors a thread took 56 registers, not 40).
+  constexpr bool kEarly = !kSplit && kVecs * V <= kEarlyParams;
+  Vec<W, V> wv[kEarly ? kVecs : 1] = {};
+  Vec<W, V> bv[kEarly ? kVecs : 1] = {};
+  if constexpr (kEarly) {
+    if (w != nullptr) LoadHeldVectors<V, false>(w, span, s.first, s.step, wv);
+    if (b != nullptr) LoadHeldVectors<V, false>(b, span, s.first, s.step, bv);
+  }
+
   const float pivot = RowPivot(x_row, s.valid, hidden);
   if constexpr (kVecs * V <= kKeptDeviations) {
     // x - pivot unpacked once; after the first reduction, x - mean.
@@ -163,19 +198,39 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
     });
     const RowStats st{
         mean, rsqrtf(RowSum<kGroup>(deviations, deviation_scratch) * inv_hidden + eps)};
+    if constexpr (kEarly) KeepPacked(wv), KeepPacked(bv);
     ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
-      *BodyVector<V, kSplit>(y_row, span, idx) = NormalizeDeviations<!kSplit, T>(
-          d[k], w, b, span.head + static_cast<int64_t>(idx) * V, st.rstd);
+      if constexpr (kEarly) {
+        float wf[V], bf[V];
+        HeldWeightAndBias(wv[k], bv[k], w != nullptr, wf, bf);
+        Vec<T, V> out;
+#pragma unroll
+        for (int i = 0; i < V; ++i) out.Set(i, d[k][i] * st.rstd * wf[i] + bf[i]);
+        *BodyVector<V, kSplit>(y_row, span, idx) = out;
+      } else {
+        *BodyVector<V, kSplit>(y_row, span, idx) = NormalizeDeviations<!kSplit, T>(
+            d[k], w, b, span.head + static_cast<int64_t>(idx) * V, st.rstd);
+      }
     });
     NormalizeEdges<V>(y_row, edges, w, b, st, span, s.first, s.step);
   } else {
     const RowStats st = RegisterRowStats<kGroup, V>(
         r, edges, s.first, s.step, span, pivot, inv_hidden, eps, sum_scratch, deviation_scratch);
     KeepPacked(r);  // common/held_row.cuh: <= 64 registers, two 512-thread blocks per SM
+    if constexpr (kEarly) KeepPacked(wv), KeepPacked(bv);
 
     ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
-      *BodyVector<V, kSplit>(y_row, span, idx) =
-          Normalize<!kSplit>(r[k], w, b, span.head + static_cast<int64_t>(idx) * V, st);
+      if constexpr (kEarly) {
+        float wf[V], bf[V];
+        HeldWeightAndBias(wv[k], bv[k], w != nullptr, wf, bf);
+        Vec<T, V> out;
+#pragma unroll
+        for (int i = 0; i < V; ++i) out.Set(i, Normalized(r[k].Get(i), st, wf[i], bf[i]));
+        *BodyVector<V, kSplit>(y_row, span, idx) = out;
+      } else {
+        *BodyVector<V, kSplit>(y_row, span, idx) =
+            Normalize<!kSplit>(r[k], w, b, span.head + static_cast<int64_t>(idx) * V, st);
+      }
     });
     NormalizeEdges<V>(y_row, edges, w, b, st, span, s.first, s.step);
   }
