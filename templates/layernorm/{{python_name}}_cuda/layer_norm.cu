@@ -167,6 +167,16 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
     if (w != nullptr) LoadHeldVectors<V, false>(w, span, s.first, s.step, wv);
     if (b != nullptr) LoadHeldVectors<V, false>(b, span, s.first, s.step, bv);
   }
+  // Held vector k (body vector idx) stored as normalized(i) * w + b, with
+  // the weight and bias loaded above.
+  auto store_with_held_params = [&](int k, int idx, auto&& normalized) {
+    float wf[V], bf[V];
+    HeldWeightAndBias(wv[k], bv[k], w != nullptr, wf, bf);
+    Vec<T, V> out;
+#pragma unroll
+    for (int i = 0; i < V; ++i) out.Set(i, normalized(i) * wf[i] + bf[i]);
+    *BodyVector<V, kSplit>(y_row, span, idx) = out;
+  };
 
   const float pivot = RowPivot(x_row, s.valid, hidden);
   if constexpr (kVecs * V <= kKeptDeviations) {
@@ -201,12 +211,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
     if constexpr (kEarly) KeepPacked(wv), KeepPacked(bv);
     ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
       if constexpr (kEarly) {
-        float wf[V], bf[V];
-        HeldWeightAndBias(wv[k], bv[k], w != nullptr, wf, bf);
-        Vec<T, V> out;
-#pragma unroll
-        for (int i = 0; i < V; ++i) out.Set(i, d[k][i] * st.rstd * wf[i] + bf[i]);
-        *BodyVector<V, kSplit>(y_row, span, idx) = out;
+        store_with_held_params(k, idx, [&](int i) { return d[k][i] * st.rstd; });
       } else {
         *BodyVector<V, kSplit>(y_row, span, idx) = NormalizeDeviations<!kSplit, T>(
             d[k], w, b, span.head + static_cast<int64_t>(idx) * V, st.rstd);
@@ -221,12 +226,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
 
     ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
       if constexpr (kEarly) {
-        float wf[V], bf[V];
-        HeldWeightAndBias(wv[k], bv[k], w != nullptr, wf, bf);
-        Vec<T, V> out;
-#pragma unroll
-        for (int i = 0; i < V; ++i) out.Set(i, Normalized(r[k].Get(i), st, wf[i], bf[i]));
-        *BodyVector<V, kSplit>(y_row, span, idx) = out;
+        store_with_held_params(k, idx, [&](int i) { return (r[k].Get(i) - st.mean) * st.rstd; });
       } else {
         *BodyVector<V, kSplit>(y_row, span, idx) =
             Normalize<!kSplit>(r[k], w, b, span.head + static_cast<int64_t>(idx) * V, st);
