@@ -67,8 +67,9 @@
 # benchmarks a template's project again with those macros (kbuild --define), after its default
 # build: a tune knob tried beside the default (FILTER: the bench's --filter, no spaces; notest:
 # bench only; the tests take the template's GPU_RUN_TEST_FILTERS entry, as the default's do).
-# Templates are built on the CPUs in parallel while the GPU steps before them run
-# (GPU_RUN_PREBUILD=0: one at a time, in each template's step).
+# Templates, and each GPU_RUN_DEFINES variant in a project of its own, are built on the CPUs in
+# parallel while the GPU steps before them run (GPU_RUN_PREBUILD=0: one at a time, in each
+# template's step, the variants rebuilding the template's project).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
@@ -223,23 +224,56 @@ init_and_build() {
   echo "kbuild init '${1//_/-}-demo' --template '$1' --dir '$2' && kbuild -C '$2' check && \
 kbuild -C '$2' build ${3:-}"
 }
+# A GPU_RUN_DEFINES entry's project and prebuild name: proj-<template>-<macros>.
+variant_name() { local v="$1-$2"; echo "${v//[,=]/-}"; }
 # Builds run on the CPUs while the GPU steps before the templates run: every template's
 # init, check, build (and its test and bench binaries, when this mode runs them) starts now,
-# two compile jobs each; the template's own step below waits for it and shows its log.
-# GPU_RUN_PREBUILD=0 builds each one in its step instead.
-if [[ $DRY == 0 && ${GPU_RUN_PREBUILD:-1} == 1 && ${#TEMPLATE_DIRS[@]} -gt 1 ]]; then
-  for tdir in "${TEMPLATE_DIRS[@]}"; do
-    t="$(basename "$tdir")"; proj="$WORK/proj-$t"
-    rm -rf "$proj" "$WORK/prebuild-$t.rc"
-    binaries=""
-    [[ $TESTS == 1 ]] && binaries+=" && kbuild -C '$proj' test --build-only -j 2"
-    [[ $BENCHES == 1 ]] && binaries+=" && kbuild -C '$proj' bench --build-only -j 2"
-    setsid bash -c "$(init_and_build "$t" "$proj" "-j 2") $binaries; \
-      echo \$? > '$WORK/prebuild-$t.rc'" > "$OUT/$t.prebuild.log" 2>&1 < /dev/null &
-    echo $! > "$WORK/prebuild-$t.pid"
+# two compile jobs each, and so does each GPU_RUN_DEFINES variant's, in a project of its own
+# (switching one project's macros recompiles it between steps); each step below waits for
+# its build and shows its log. GPU_RUN_PREBUILD=0 builds each one in its step instead.
+# prebuild NAME TEMPLATE TESTS BUILD-OPTIONS: starts project $WORK/proj-NAME's build.
+prebuild() {
+  local name="$1" t="$2" tests="$3" opts="$4" proj="$WORK/proj-$1" binaries=""
+  rm -rf "$proj" "$WORK/prebuild-$name.rc"
+  [[ $TESTS == 1 && $tests == 1 ]] && binaries+=" && kbuild -C '$proj' test --build-only $opts"
+  [[ $BENCHES == 1 ]] && binaries+=" && kbuild -C '$proj' bench --build-only $opts"
+  setsid bash -c "$(init_and_build "$t" "$proj" "$opts") $binaries; \
+    echo \$? > '$WORK/prebuild-$name.rc'" > "$OUT/$name.prebuild.log" 2>&1 < /dev/null &
+  echo $! > "$WORK/prebuild-$name.pid"
+}
+# waited_build NAME: the step's command that waits for prebuild NAME and shows its log.
+waited_build() {
+  echo "while [[ ! -f '$WORK/prebuild-$1.rc' ]]; do sleep 1; done; \
+cat '$OUT/$1.prebuild.log'; exit \$(cat '$WORK/prebuild-$1.rc')"
+}
+rm -f "$WORK"/prebuild-*.pid
+PREBUILD_VARIANTS=()
+if [[ $TEMPLATES == 1 ]]; then
+  for entry in ${GPU_RUN_DEFINES:-}; do
+    IFS=: read -r dt defs dfilter dtest <<< "$entry"
+    for tdir in "${TEMPLATE_DIRS[@]}"; do
+      [[ "$(basename "$tdir")" == "$dt" ]] && PREBUILD_VARIANTS+=("$entry")
+    done
   done
-else
-  rm -f "$WORK"/prebuild-*.pid
+fi
+if [[ $DRY == 1 && ${#PREBUILD_VARIANTS[@]} -gt 0 ]]; then
+  for entry in "${PREBUILD_VARIANTS[@]}"; do
+    IFS=: read -r dt defs _ <<< "$entry"
+    echo "would build on the CPUs: proj-$(variant_name "$dt" "$defs")"
+  done
+fi
+if [[ $DRY == 0 && ${GPU_RUN_PREBUILD:-1} == 1 &&
+      $(( ${#TEMPLATE_DIRS[@]} + ${#PREBUILD_VARIANTS[@]} )) -gt 1 ]]; then
+  for tdir in "${TEMPLATE_DIRS[@]}"; do
+    t="$(basename "$tdir")"
+    prebuild "$t" "$t" 1 "-j 2"
+  done
+  for entry in "${PREBUILD_VARIANTS[@]}"; do
+    IFS=: read -r dt defs dfilter dtest <<< "$entry"
+    dopts="-j 2"; for d in ${defs//,/ }; do dopts+=" --define '$d'"; done
+    prebuild "$(variant_name "$dt" "$defs")" "$dt" "$([[ "$dtest" == notest ]] && echo 0 || echo 1)" \
+      "$dopts"
+  done
 fi
 
 # The harness self-tests first: the wrong kernels need only kbuild.
@@ -288,8 +322,7 @@ if [[ $TEMPLATES == 1 ]]; then
   for tdir in "${TEMPLATE_DIRS[@]}"; do
     t="$(basename "$tdir")"; proj="$WORK/proj-$t"
     if [[ $DRY == 0 && -f "$WORK/prebuild-$t.pid" ]]; then   # started above, beside the GPU steps
-      step "$t: init+check+build" "$t.log" bash -c "while [[ ! -f '$WORK/prebuild-$t.rc' ]]; do \
-        sleep 1; done; cat '$OUT/$t.prebuild.log'; exit \$(cat '$WORK/prebuild-$t.rc')" || continue
+      step "$t: init+check+build" "$t.log" bash -c "$(waited_build "$t")" || continue
     else
       [[ $DRY == 0 ]] && rm -rf "$proj"
       step "$t: init+check+build" "$t.log" bash -c "$(init_and_build "$t" "$proj")" || continue
@@ -322,20 +355,25 @@ if [[ $TEMPLATES == 1 ]]; then
         --section MemoryWorkloadAnalysis --section WarpStateStats python3 \
         '$ROOT/tools/peer_bench/ncu_beside_peers.py' --job \"\$job\""
     done
-    # The same project built with other macros (GPU_RUN_DEFINES), tested and benchmarked
-    # beside the default build above: bench-<template>-<macros>.md / .json.
+    # The template built with other macros (GPU_RUN_DEFINES), tested and benchmarked beside
+    # the default build above (in its own project when prebuilt): bench-<template>-<macros>.
     for entry in ${GPU_RUN_DEFINES:-}; do
       IFS=: read -r dt defs dfilter dtest <<< "$entry"
       [[ "$dt" == "$t" ]] || continue
       dargs=(); for d in ${defs//,/ }; do dargs+=(--define "$d"); done
+      vname="$(variant_name "$t" "$defs")" dproj="$proj"
+      if [[ $DRY == 0 && -f "$WORK/prebuild-$vname.pid" ]]; then
+        dproj="$WORK/proj-$vname"
+        step "$t: build ${dargs[*]}" "$t.log" bash -c "$(waited_build "$vname")" || continue
+      fi
       [[ $TESTS == 1 && "$dtest" != notest ]] && \
         step "$t: kbuild test ${dargs[*]}${filter:+ --filter $filter}" "$t.log" \
-        kbuild -C "$proj" test "${dargs[@]}" ${filter:+--filter "$filter"}
+        kbuild -C "$dproj" test "${dargs[@]}" ${filter:+--filter "$filter"}
       if [[ $BENCHES == 1 ]]; then
         step "$t: kbuild bench ${dargs[*]}${dfilter:+ --filter $dfilter}" "$t.log" \
-          kbuild -C "$proj" bench "${dargs[@]}" ${dfilter:+--filter "$dfilter"}
+          kbuild -C "$dproj" bench "${dargs[@]}" ${dfilter:+--filter "$dfilter"}
         for ext in md json; do
-          cp "$proj/results/latest.$ext" "$OUT/bench-$t-${defs//,/-}.$ext" 2>/dev/null
+          cp "$dproj/results/latest.$ext" "$OUT/bench-$t-${defs//,/-}.$ext" 2>/dev/null
         done
       fi
     done
