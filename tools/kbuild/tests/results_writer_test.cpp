@@ -38,6 +38,41 @@ TEST(ResultsWriter, HeaderLineNamesDateGpuTorchCuda) {
             "commit 0123456789ab (dirty)");
 }
 
+// A knob's build says so wherever its numbers go: the header line, the JSON and back.
+TEST(ResultsWriter, TheBuildsDefinesAreRecordedAndNamedInTheHeader) {
+  RunMetadata meta = Meta();
+  meta.defines = {"TILE=64", "USE_FAST=1"};
+  EXPECT_EQ(MetadataHeaderLine(meta),
+            "2026-11-30T14:25:01 · NVIDIA H200 · torch 2.11.0+cu130 · CUDA 13.0 · kbuild 0.1.0 · "
+            "commit 0123456789ab (dirty) · --define TILE=64 --define USE_FAST=1");
+  const nlohmann::json run = RunMetadataToJson(meta);
+  EXPECT_EQ(run["defines"], nlohmann::json::array({"TILE=64", "USE_FAST=1"}));
+  EXPECT_EQ(RunMetadataFromJson(run).defines, meta.defines);
+  EXPECT_EQ(RunMetadataToJson(Meta())["defines"], nlohmann::json::array());
+}
+
+// Results written before defines were recorded, or edited by hand, read as no defines.
+TEST(ResultsWriter, DefinesMissingOrMistypedReadAsNone) {
+  EXPECT_TRUE(RunMetadataFromJson({{"gpu", "NVIDIA H200"}}).defines.empty());
+  EXPECT_TRUE(RunMetadataFromJson({{"defines", "TILE=64"}}).defines.empty());
+  EXPECT_EQ(RunMetadataFromJson({{"defines", {"A=1", 7}}}).defines,
+            std::vector<std::string>{"A=1"});
+}
+
+TEST(ResultsWriter, ADefinesNoteOnlyWhenTheBuildsDiffer) {
+  RunMetadata knob = Meta();
+  knob.defines = {"TILE=64"};
+  EXPECT_EQ(DefinesNote(Meta(), Meta()), "");
+  EXPECT_EQ(DefinesNote(knob, knob), "");
+  EXPECT_EQ(DefinesNote(knob, Meta()),
+            "the earlier run was built with --define TILE=64, this one with none");
+  RunMetadata two = Meta();
+  two.defines = {"TILE=64", "STAGES=3"};
+  EXPECT_EQ(DefinesNote(Meta(), two),
+            "the earlier run was built with none, this one with --define TILE=64 --define "
+            "STAGES=3");
+}
+
 TEST(ResultsWriter, WritesStampedAndLatestFilesOfEveryKind) {
   MemoryFileSystem fs;
   auto table = ParseBenchDocument(Document(10));

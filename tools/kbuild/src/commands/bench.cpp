@@ -49,6 +49,7 @@ RunMetadata MetadataFor(const PreparedBuild& p, const std::string& gpu, ProcessR
     meta.git_commit = git->commit;
     meta.git_dirty = git->dirty;
   }
+  for (const auto& [name, value] : p.plan.defines) meta.defines.push_back(name + "=" + value);
   return meta;
 }
 
@@ -159,6 +160,9 @@ int RunBenchCommand(const GlobalOptions& global, const BenchFlags& flags) {
     auto compared = CompareWithBaseline(*baseline, run->document);
     if (!compared) return report.Fail(compared.error());
     report.Line("compared with " + flags.compare + ":");
+    const std::string defines =
+        DefinesNote(RunMetadataFromJson(ObjectAt(baseline->document, "run")), meta);
+    if (!defines.empty()) report.Line(defines);
     report.Line(RenderCompareTable(*compared));
     data["compare"] = CompareToJson(*compared);
     data["compare"]["file"] = flags.compare;

@@ -18,7 +18,8 @@ nlohmann::json RunMetadataToJson(const RunMetadata& m) {
       {"cuda", m.cuda},
       {"kbuild_version", m.kbuild_version},
       {"git_commit", m.git_commit.empty() ? nlohmann::json(nullptr) : nlohmann::json(m.git_commit)},
-      {"git_dirty", m.git_dirty}};
+      {"git_dirty", m.git_dirty},
+      {"defines", m.defines}};
 }
 
 RunMetadata RunMetadataFromJson(const nlohmann::json& run) {
@@ -31,6 +32,9 @@ RunMetadata RunMetadataFromJson(const nlohmann::json& run) {
   m.git_commit = StringOr(run, "git_commit");
   const auto dirty = run.is_object() ? run.find("git_dirty") : run.end();
   m.git_dirty = run.is_object() && dirty != run.end() && dirty->is_boolean() && dirty->get<bool>();
+  for (const auto& d : ArrayAt(run, "defines")) {
+    if (d.is_string()) m.defines.push_back(d.get<std::string>());
+  }
   return m;
 }
 
@@ -40,7 +44,21 @@ std::string MetadataHeaderLine(const RunMetadata& m) {
   if (!m.git_commit.empty()) {
     line += " · commit " + m.git_commit.substr(0, 12) + (m.git_dirty ? " (dirty)" : "");
   }
+  if (!m.defines.empty()) line += " ·";
+  for (const auto& d : m.defines) line += " --define " + d;
   return line;
+}
+
+std::string DefinesNote(const RunMetadata& before, const RunMetadata& after) {
+  if (before.defines == after.defines) return "";
+  auto named = [](const std::vector<std::string>& defines) {
+    if (defines.empty()) return std::string("none");
+    std::string out;
+    for (const auto& d : defines) out += (out.empty() ? "--define " : " --define ") + d;
+    return out;
+  };
+  return "the earlier run was built with " + named(before.defines) + ", this one with " +
+         named(after.defines);
 }
 
 std::string IsoLocalTime() {

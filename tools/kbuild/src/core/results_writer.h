@@ -24,6 +24,8 @@ struct RunMetadata {
   std::string kbuild_version;
   std::string git_commit;  // empty outside git
   bool git_dirty = false;
+  // The build's --define NAME=VALUE, in order: a knob's numbers never pass for the default's.
+  std::vector<std::string> defines;
 };
 
 nlohmann::json RunMetadataToJson(const RunMetadata& meta);
@@ -31,8 +33,13 @@ nlohmann::json RunMetadataToJson(const RunMetadata& meta);
 RunMetadata RunMetadataFromJson(const nlohmann::json& run);
 
 // "2026-11-30T14:25:01 · NVIDIA H200 · torch 2.11.0+cu130 · CUDA 13.0 · kbuild 0.1.0 ·
-// commit 1a2b3c4d (dirty)": the first line of the markdown file and the chart title.
+// commit 1a2b3c4d (dirty) · --define TILE=64": the first line of the markdown file and the
+// chart title (the defines only when the build had some).
 std::string MetadataHeaderLine(const RunMetadata& meta);
+
+// "" when two runs' builds had the same defines, else which each had ("the earlier run was
+// built with --define TILE=64, this one with none"): said beside kbuild bench --compare's table.
+std::string DefinesNote(const RunMetadata& before, const RunMetadata& after);
 
 // Now, for RunMetadata::date.
 std::string IsoLocalTime();
