@@ -124,6 +124,23 @@ TEST(PackageCard, AnUnusableResultIsAWarningAndNoNumbers) {
   EXPECT_NE(fs.Read("/p/dist/my-op/README.md")->find(kNoBenchmarkLine), std::string::npos);
 }
 
+// A knob's numbers (kbuild bench --define) are not the default build's: named on the card,
+// and a warning says how to card the default.
+TEST(PackageCard, ABenchmarkOfADefineBuildIsNamedAndWarnedAbout) {
+  MemoryFileSystem fs;
+  WriteFixtureProject(fs);
+  RunMetadata run = RecordedRun();
+  run.defines = {"TILE=64"};
+  (void)fs.Write("/p/results/latest.json", JsonText(ResultDocument(BenchDocument(), run)));
+  PackageRequest request{kFixtureProject, "", "acme/my-op", false, "0.1.0"};
+  auto result = MakePackage(fs, request);
+  ASSERT_TRUE(result.ok()) << result.error().Located();
+  ASSERT_EQ(result->warnings.size(), 1u);
+  EXPECT_NE(result->warnings[0].find("built with --define values"), std::string::npos);
+  EXPECT_NE(fs.Read("/p/dist/my-op/README.md")->find("CUDA 13.0 · kbuild 0.1.0 · --define TILE=64"),
+            std::string::npos);
+}
+
 TEST(PackageCard, NoLicenseLeavesTheKeyOut) {
   CardInput input;
   input.name = "x";

@@ -183,6 +183,13 @@ Expected<PackageResult> MakePackage(FileSystem& fs, const PackageRequest& reques
     result.warnings.push_back("benchmark result not used: " + bench.problem);
   }
   if (bench.bench) result.bench_header = MetadataHeaderLine(bench.bench->run);
+  if (bench.bench && !bench.bench->run.defines.empty()) {
+    // The values stay on the card's bench line only: the file may be hostile.
+    result.warnings.push_back(
+        "the card's benchmark was built with --define values (its first line names them), which "
+        "the Hub's builder does not pass: run kbuild bench without --define to card the default "
+        "build");
+  }
 
   auto staging = MakeStagingDir(fs, project, *relative);
   if (!staging) return staging.error();
@@ -230,8 +237,7 @@ nlohmann::json PackageResultJson(const PackageResult& result, const std::string&
 
 std::string UploadCommand(const PackageResult& result, const fs::path& shown_dir) {
   return "hf upload " + result.repo_id + " " + ShellWord(shown_dir.generic_string()) +
-         " . --repo-type kernel --revision " +
-         result.revision;
+         " . --repo-type kernel --revision " + result.revision;
 }
 
 }  // namespace kb
