@@ -33,12 +33,17 @@ cat '$OUT/$1.prebuild.log'; exit \$(cat '$WORK/prebuild-$1.rc')"
 # builds each one in its step instead.
 start_prebuilds() {
   rm -f "$WORK"/prebuild-*.pid
+  # The variants of templates this run covers; the same macros listed twice (two filters)
+  # share one project and one build (a test step builds the test binaries it lacks).
   PREBUILD_VARIANTS=()
+  local names=" "
   if [[ $TEMPLATES == 1 ]]; then
     for entry in ${GPU_RUN_DEFINES:-}; do
-      IFS=: read -r dt defs dfilter dtest <<< "$entry"
+      IFS=: read -r dt defs _ <<< "$entry"
+      [[ "$names" == *" $(variant_name "$dt" "$defs") "* ]] && continue
       for tdir in "${TEMPLATE_DIRS[@]}"; do
-        [[ "$(basename "$tdir")" == "$dt" ]] && PREBUILD_VARIANTS+=("$entry")
+        [[ "$(basename "$tdir")" == "$dt" ]] || continue
+        PREBUILD_VARIANTS+=("$entry"); names+="$(variant_name "$dt" "$defs") "
       done
     done
   fi

@@ -143,13 +143,16 @@ def test_bench_filters_narrow_a_templates_default_bench_only():
 
 def test_each_define_variant_of_a_run_template_builds_in_a_project_of_its_own():
     env = {**os.environ, "GPU_RUN_TEMPLATES": "layernorm", "GPU_RUN_SELFTESTS": "0",
-           "GPU_RUN_DEFINES": "layernorm:A=1,B=2:x4096:notest layernorm:A=1 rope:C=1"}
+           "GPU_RUN_DEFINES": "layernorm:A=1,B=2:x4096:notest layernorm:A=1 rope:C=1 "
+                              "layernorm:A=1,B=2:2688x2048:notest"}
     out = subprocess.run(["bash", str(SCRIPT), "--trust", "--dry-run"], capture_output=True,
                          text=True, check=True, env=env).stdout.splitlines()
     built = [line.removeprefix("would build on the CPUs: ") for line in out
              if line.startswith("would build on the CPUs: ")]
-    assert built == ["proj-layernorm-A-1-B-2", "proj-layernorm-A-1"]  # rope is not run
+    # rope is not run; the macros listed twice build once
+    assert built == ["proj-layernorm-A-1-B-2", "proj-layernorm-A-1"]
     s = steps_env(env, "--trust")
     assert "layernorm: kbuild bench --define A=1 --define B=2 --filter x4096" in s
+    assert "layernorm: kbuild bench --define A=1 --define B=2 --filter 2688x2048" in s
     assert "layernorm: kbuild test --define A=1" in s
     assert not any("C=1" in step for step in s)
