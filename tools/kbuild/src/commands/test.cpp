@@ -51,9 +51,17 @@ int RunTestCommand(const GlobalOptions& global, const TestFlags& flags) {
 
   const TestSummary summary = Summarize(run->cases, run->tests);
   const std::string log = options.log.lexically_relative(built->prepared.paths.project).string();
+  // A knob's build passing is not the default's: the line and the JSON name its defines.
+  std::vector<std::string> defines;
+  std::string built_with;
+  for (const auto& [name, value] : built->prepared.plan.defines) {
+    defines.push_back(name + "=" + value);
+    built_with += " --define " + defines.back();
+  }
   report.Line(RenderTestTable(run->cases));
   report.Line(SummaryLine(summary) + " (" + std::to_string(summary.tests) + " test" +
-              (summary.tests == 1 ? "" : "s") + " on " + built->gpu.gpu.name + ")");
+              (summary.tests == 1 ? "" : "s") + " on " + built->gpu.gpu.name +
+              (built_with.empty() ? "" : ", built with" + built_with) + ")");
   report.Line("log: " + log);
   auto& data = report.data();
   data["cases"] = nlohmann::json::array();
@@ -64,6 +72,7 @@ int RunTestCommand(const GlobalOptions& global, const TestFlags& flags) {
                      {"tests", summary.tests},
                      {"line", SummaryLine(summary)}};
   data["gpu"] = built->gpu.gpu.name;
+  data["defines"] = defines;
   data["sanitizer"] =
       flags.sanitize.empty() ? nlohmann::json(nullptr) : nlohmann::json(flags.sanitize);
   data["log"] = options.log.string();
