@@ -8,8 +8,9 @@ namespace {
 TEST(MacroDefines, NamesAndValuesThatStayOneToken) {
   auto ok = ParseMacroDefines({"BLOCK_THREADS=256", "mode=fast_path", "SCALE=-0.5", "_X=1"});
   ASSERT_TRUE(ok.ok());
-  EXPECT_EQ(*ok, (std::vector<MacroDefine>{
-                     {"BLOCK_THREADS", "256"}, {"mode", "fast_path"}, {"SCALE", "-0.5"}, {"_X", "1"}}));
+  EXPECT_EQ(*ok,
+            (std::vector<MacroDefine>{
+                {"BLOCK_THREADS", "256"}, {"mode", "fast_path"}, {"SCALE", "-0.5"}, {"_X", "1"}}));
   EXPECT_TRUE(ParseMacroDefines({}).ok());
 }
 
@@ -37,6 +38,15 @@ TEST(MacroDefines, RefusesWhatCouldInjectOrIsAmbiguous) {
   auto twice = ParseMacroDefines({"X=1", "X=2"});
   ASSERT_FALSE(twice.ok());
   EXPECT_NE(twice.error().message.find("'X' is defined twice"), std::string::npos);
+}
+
+// What kbuild writes back (results, test JSON, queue payloads) parses to the same defines.
+TEST(MacroDefines, DefineArgsAreWhatTheyWereParsedFrom) {
+  const std::vector<std::string> args = {"BLOCK_THREADS=256", "SCALE=-0.5", "mode=fast_path"};
+  auto parsed = ParseMacroDefines(args);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(DefineArgs(*parsed), args);
+  EXPECT_TRUE(DefineArgs({}).empty());
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "core/bench_summary.h"
 #include "core/json_fields.h"
 #include "core/kbuild_home.h"
+#include "core/macro_defines.h"
 #include "core/metadata.h"
 #include "core/peer_runner.h"
 #include "core/report.h"
@@ -49,7 +50,7 @@ RunMetadata MetadataFor(const PreparedBuild& p, const std::string& gpu, ProcessR
     meta.git_commit = git->commit;
     meta.git_dirty = git->dirty;
   }
-  for (const auto& [name, value] : p.plan.defines) meta.defines.push_back(name + "=" + value);
+  meta.defines = DefineArgs(p.plan.defines);
   return meta;
 }
 

@@ -7,6 +7,7 @@
 
 #include "commands/command.h"
 #include "commands/harness_flags.h"
+#include "core/macro_defines.h"
 #include "core/report.h"
 #include "core/test_runner.h"
 
@@ -52,12 +53,9 @@ int RunTestCommand(const GlobalOptions& global, const TestFlags& flags) {
   const TestSummary summary = Summarize(run->cases, run->tests);
   const std::string log = options.log.lexically_relative(built->prepared.paths.project).string();
   // A knob's build passing is not the default's: the line and the JSON name its defines.
-  std::vector<std::string> defines;
+  const std::vector<std::string> defines = DefineArgs(built->prepared.plan.defines);
   std::string built_with;
-  for (const auto& [name, value] : built->prepared.plan.defines) {
-    defines.push_back(name + "=" + value);
-    built_with += " --define " + defines.back();
-  }
+  for (const auto& d : defines) built_with += " --define " + d;
   report.Line(RenderTestTable(run->cases));
   report.Line(SummaryLine(summary) + " (" + std::to_string(summary.tests) + " test" +
               (summary.tests == 1 ? "" : "s") + " on " + built->gpu.gpu.name +

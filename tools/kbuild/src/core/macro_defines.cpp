@@ -39,4 +39,10 @@ Expected<std::vector<MacroDefine>> ParseMacroDefines(const std::vector<std::stri
   return defines;
 }
 
+std::vector<std::string> DefineArgs(const std::vector<MacroDefine>& defines) {
+  std::vector<std::string> args;
+  for (const auto& [name, value] : defines) args.push_back(name + "=" + value);
+  return args;
+}
+
 }  // namespace kb

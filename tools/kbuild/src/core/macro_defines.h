@@ -24,4 +24,7 @@ inline constexpr std::size_t kMaxMacroDefineChars = 64;
 // silently win otherwise). Exit 2 with the offending text.
 Expected<std::vector<MacroDefine>> ParseMacroDefines(const std::vector<std::string>& args);
 
+// Each define as the "NAME=VALUE" --define takes (ParseMacroDefines's inverse), in order.
+std::vector<std::string> DefineArgs(const std::vector<MacroDefine>& defines);
+
 }  // namespace kb

@@ -74,8 +74,7 @@ std::string TuneWorkId(const std::string& variant_id, TuneWorkStep step) {
 
 json TuneWorkPayload(const TuneVariant& variant, TuneWorkStep step,
                      const TuneEvaluateSetup& setup) {
-  json defines = json::array();
-  for (const auto& [name, value] : variant.values) defines.push_back(name + "=" + value);
+  const json defines = DefineArgs(variant.values);
   return {{"kind", kTuneWorkKind},
           {"step", StepWord(step)},
           {"id", variant.id},
