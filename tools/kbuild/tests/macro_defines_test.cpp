@@ -47,6 +47,9 @@ TEST(MacroDefines, DefineArgsAreWhatTheyWereParsedFrom) {
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(DefineArgs(*parsed), args);
   EXPECT_TRUE(DefineArgs({}).empty());
+  EXPECT_EQ(DefineFlagsText(args),
+            "--define BLOCK_THREADS=256 --define SCALE=-0.5 --define mode=fast_path");
+  EXPECT_EQ(DefineFlagsText({}), "");
 }
 
 }  // namespace

@@ -54,12 +54,11 @@ int RunTestCommand(const GlobalOptions& global, const TestFlags& flags) {
   const std::string log = options.log.lexically_relative(built->prepared.paths.project).string();
   // A knob's build passing is not the default's: the line and the JSON name its defines.
   const std::vector<std::string> defines = DefineArgs(built->prepared.plan.defines);
-  std::string built_with;
-  for (const auto& d : defines) built_with += " --define " + d;
+  const std::string built_with = DefineFlagsText(defines);
   report.Line(RenderTestTable(run->cases));
   report.Line(SummaryLine(summary) + " (" + std::to_string(summary.tests) + " test" +
               (summary.tests == 1 ? "" : "s") + " on " + built->gpu.gpu.name +
-              (built_with.empty() ? "" : ", built with" + built_with) + ")");
+              (built_with.empty() ? "" : ", built with " + built_with) + ")");
   report.Line("log: " + log);
   auto& data = report.data();
   data["cases"] = nlohmann::json::array();

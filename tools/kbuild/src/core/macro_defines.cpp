@@ -45,4 +45,10 @@ std::vector<std::string> DefineArgs(const std::vector<MacroDefine>& defines) {
   return args;
 }
 
+std::string DefineFlagsText(const std::vector<std::string>& args) {
+  std::string text;
+  for (const auto& arg : args) text += (text.empty() ? "--define " : " --define ") + arg;
+  return text;
+}
+
 }  // namespace kb

@@ -27,4 +27,8 @@ Expected<std::vector<MacroDefine>> ParseMacroDefines(const std::vector<std::stri
 // Each define as the "NAME=VALUE" --define takes (ParseMacroDefines's inverse), in order.
 std::vector<std::string> DefineArgs(const std::vector<MacroDefine>& defines);
 
+// "--define A=1 --define B=2" for those NAME=VALUE args, as a command line passes them; "" for
+// none.
+std::string DefineFlagsText(const std::vector<std::string>& args);
+
 }  // namespace kb

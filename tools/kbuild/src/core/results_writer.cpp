@@ -4,6 +4,7 @@
 
 #include "core/bench_render.h"
 #include "core/json_fields.h"
+#include "core/macro_defines.h"
 #include "core/report.h"
 #include "core/run_folder.h"
 #include "core/svg_chart.h"
@@ -44,18 +45,14 @@ std::string MetadataHeaderLine(const RunMetadata& m) {
   if (!m.git_commit.empty()) {
     line += " · commit " + m.git_commit.substr(0, 12) + (m.git_dirty ? " (dirty)" : "");
   }
-  if (!m.defines.empty()) line += " ·";
-  for (const auto& d : m.defines) line += " --define " + d;
+  if (!m.defines.empty()) line += " · " + DefineFlagsText(m.defines);
   return line;
 }
 
 std::string DefinesNote(const RunMetadata& before, const RunMetadata& after) {
   if (before.defines == after.defines) return "";
   auto named = [](const std::vector<std::string>& defines) {
-    if (defines.empty()) return std::string("none");
-    std::string out;
-    for (const auto& d : defines) out += (out.empty() ? "--define " : " --define ") + d;
-    return out;
+    return defines.empty() ? std::string("none") : DefineFlagsText(defines);
   };
   return "the earlier run was built with " + named(before.defines) + ", this one with " +
          named(after.defines);
