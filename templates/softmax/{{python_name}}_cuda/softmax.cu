@@ -29,6 +29,8 @@
 // copy (1461 us, 70%, before FastExp), 2.06x at::softmax, 2.22x torch.compile;
 // fp32 99.4%. Held clusters (2026-12-05, results/h200-2026-12-05): fp32
 // 2048x32768 145.5 us, 87.5% of copy, 1.29x torch.compile (191.7 us looped).
+// Two reductions and 32 registers on the block paths (run C): 86016x2688 bf16
+// 225.1 us, 97.1% of copy, 1.14x Liger; 4096x4096 bf16 19.3 us, 1.00x Liger.
 
 #include "common/cluster_reduce.cuh"
 #include "common/held_row.cuh"
@@ -48,26 +50,20 @@ using namespace kernels_common;
 // and the store (the 2048-element bf16 rows of the block path hold 16).
 constexpr int kKeptExps = 16;
 
-// SOFTMAX_FULL_OCCUPANCY (an A/B knob, kbuild --define
-// SOFTMAX_FULL_OCCUPANCY=1; 0 by default): the block paths of aligned rows
-// that keep their exps ask ptxas for 32 registers, so every thread of an SM
-// is resident (4 blocks of 512). The bf16 block path with 2 vectors a thread
-// (4096-wide rows) takes 34 today: 7 blocks of 256 an SM, where Liger's
-// kernel for those rows takes 32 and runs 8 (ncu, H100, 2026-12-05). The
-// warp and split-row paths spilled at 32 (ptxas, CUDA 13.0).
-#ifndef SOFTMAX_FULL_OCCUPANCY
-#define SOFTMAX_FULL_OCCUPANCY 0
-#endif
-
-// The register kernels' minimum blocks per SM (__launch_bounds__). Scalar
-// rows (V == 1) ask for one: under ptxas's default register target the fp32
-// block path with 8 per thread spilled 12 bytes (CUDA 13.0; 48 registers
-// without).
+// The register kernels' minimum blocks per SM (__launch_bounds__).
+// - The block paths of aligned rows that keep their exps ask for 32
+//   registers, so every thread of an SM is resident (4 blocks of 512): the
+//   bf16 block path of 4096-wide rows took 34 (7 blocks of 256 an SM), and
+//   at 32 86016x2688 bf16 went 238.4 -> 225.1 us, 91.7% -> 97.1% of copy
+//   (H200, 2026-12-05, results/h200-2026-12-05 run C). The warp and split-row
+//   paths spilled at 32 (ptxas, CUDA 13.0).
+// - Scalar rows (V == 1) ask for one: under ptxas's default register target
+//   the fp32 block path with 8 per thread spilled 12 bytes (48 registers
+//   without).
 template <int V, int kVecs, int kGroup, bool kSplit>
 constexpr int kRegisterMinBlocks =
     V == 1 ? 1
-           : (SOFTMAX_FULL_OCCUPANCY && kVecs * V <= kKeptExps &&
-                      kGroup == kWholeBlock && !kSplit
+           : (kVecs * V <= kKeptExps && kGroup == kWholeBlock && !kSplit
                   ? 2048 / kMaxBlockThreads  // sm_90's threads per SM
                   : 0);
 
