@@ -9,10 +9,12 @@
 //
 // Launch shape: the row plan of the norm ops (PlanRows, common/row_plan.h,
 // has the table) with the register budget of 8 vectors per thread, as
-// RMSNorm: LayerNorm holds only x. nv = hidden / V vectors of V = 16 /
-// sizeof(T) elements: 4-32 lanes per row with one vector each up to nv = 32,
-// a warp per row up to 128, a block per row with 1, 2 or 8 vectors per thread
-// up to 4096 (hidden 32768 bf16), then two passes. Rows that start off a
+// RMSNorm: LayerNorm holds x (and, where a thread holds up to 16 values of
+// an aligned row, their weight and bias, loaded with x). nv = hidden / V
+// vectors of V = 16 / sizeof(T) elements: 4-32 lanes per row with one
+// vector each up to nv = 32, a warp per row up to 128, a block per row with
+// 1, 2 or 8 vectors per thread up to 4096 (hidden 32768 bf16), then two
+// passes. Rows that start off a
 // 16-byte boundary (odd hidden) are split into a scalar head and tail and a
 // body of 16-byte vectors (common/row_span.h) when x and y split alike.
 // Statistics in fp32 (common/row_stats.cuh): from the values held in
@@ -38,28 +40,15 @@ namespace {
 
 using namespace kernels_common;
 
-// LAYER_NORM_KEPT_DEVIATIONS (an A/B knob, kbuild --define
-// LAYER_NORM_KEPT_DEVIATIONS=1; 0 by default): threads of the register paths
-// that hold up to 16 values keep x - pivot in fp32 registers from the first
-// reduction to the store, as Liger keeps x - mean, instead of unpacking the
-// held bf16 / fp16 vectors three times (sum, deviations, store). layer_norm
-// 4096x4096 bf16: ours 22.9 us at 31 registers and 60% SM throughput, Liger
-// 22.0 us at 48 registers and 46% (ncu, H100, 2026-12-05).
-#ifndef LAYER_NORM_KEPT_DEVIATIONS
-#define LAYER_NORM_KEPT_DEVIATIONS 0
-#endif
-constexpr int kKeptDeviations = LAYER_NORM_KEPT_DEVIATIONS != 0 ? 16 : 0;
-
-// LAYER_NORM_EARLY_PARAMS (an A/B knob, kbuild --define
-// LAYER_NORM_EARLY_PARAMS=1; 0 by default): threads of the register paths of
-// aligned rows that hold up to 16 values load their weight and bias vectors
-// right after x and keep them packed until the store, as Liger's kernel
-// does, instead of reading them after the two reductions, where each block
-// waits for them (L1/L2 hits) before its first store.
-#ifndef LAYER_NORM_EARLY_PARAMS
-#define LAYER_NORM_EARLY_PARAMS 0
-#endif
-constexpr int kEarlyParams = LAYER_NORM_EARLY_PARAMS != 0 ? 16 : 0;
+// Threads of the register paths of aligned rows that hold up to 16 values
+// load their weight and bias vectors right after x and keep them packed until
+// the store, as Liger's kernel does; read after the two reductions, each
+// block waited for them (L1 / L2 hits) before its first store. layer_norm
+// bf16 vs Liger, default -> early: H200 4096x4096 0.94x -> 0.95x, 2048x4096
+// 0.96x -> 0.99x, 2688x2048 0.99x -> 1.03x; H100 1.00-1.03x on every case,
+// 0.93-1.01x before (2026-12-05, results/h200-2026-12-05 run C). Keeping
+// x - mean in fp32 as well (48 registers) was slower on both.
+constexpr int kEarlyParams = 16;
 
 // Bias i as a float: 0 without a bias (nullptr).
 template <typename W>
@@ -81,7 +70,7 @@ __device__ __forceinline__ void LoadWeightAndBias(const W* w, const W* b, int64_
 }
 
 // The weight and bias of V columns as floats (1 and 0 where absent) from the
-// vectors loaded with x (LAYER_NORM_EARLY_PARAMS; bv zero without a bias).
+// vectors loaded with x (kEarlyParams; bv zero without a bias).
 template <typename W, int V>
 __device__ __forceinline__ void HeldWeightAndBias(const Vec<W, V>& wv, const Vec<W, V>& bv,
                                                   bool has_weight, float (&wf)[V],
@@ -91,20 +80,6 @@ __device__ __forceinline__ void HeldWeightAndBias(const Vec<W, V>& wv, const Vec
     wf[i] = has_weight ? wv.Get(i) : 1.f;
     bf[i] = bv.Get(i);
   }
-}
-
-// One vector's deviations from the mean normalized, scaled and shifted;
-// col: its first column (kVector as Normalize's).
-template <bool kVector, typename T, typename W, int V>
-__device__ __forceinline__ Vec<T, V> NormalizeDeviations(const float (&d)[V], const W* w,
-                                                         const W* b, int64_t col, float rstd) {
-  float wf[V];
-  float bf[V] = {};
-  LoadWeightAndBias<kVector>(w, b, col, wf, bf);
-  Vec<T, V> out;
-#pragma unroll
-  for (int i = 0; i < V; ++i) out.Set(i, d[i] * rstd * wf[i] + bf[i]);
-  return out;
 }
 
 // One vector of x normalized; col: its first column. kVector: the weight and
@@ -157,7 +132,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, s.first, s.step, edges);
 
-  // LAYER_NORM_EARLY_PARAMS: the weight and bias of the held vectors, now;
+  // kEarlyParams: the weight and bias of the held vectors, now;
   // KeepPacked before the store converts them there (converted at the load,
   // the bf16 block path with 2 vectors a thread took 56 registers, not 40).
   constexpr bool kEarly = !kSplit && kVecs * V <= kEarlyParams;
@@ -167,73 +142,26 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
     if (w != nullptr) LoadHeldVectors<V, false>(w, span, s.first, s.step, wv);
     if (b != nullptr) LoadHeldVectors<V, false>(b, span, s.first, s.step, bv);
   }
-  // Held vector k (body vector idx) stored as normalized(i) * w + b, with
-  // the weight and bias loaded above.
-  auto store_with_held_params = [&](int k, int idx, auto&& normalized) {
-    float wf[V], bf[V];
-    HeldWeightAndBias(wv[k], bv[k], w != nullptr, wf, bf);
-    Vec<T, V> out;
-#pragma unroll
-    for (int i = 0; i < V; ++i) out.Set(i, normalized(i) * wf[i] + bf[i]);
-    *BodyVector<V, kSplit>(y_row, span, idx) = out;
-  };
-
   const float pivot = RowPivot(x_row, s.valid, hidden);
-  if constexpr (kVecs * V <= kKeptDeviations) {
-    // x - pivot unpacked once; after the first reduction, x - mean.
-    float d[kVecs][V] = {};
-    float part = 0.f;
-    ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int) {
-#pragma unroll
-      for (int i = 0; i < V; ++i) {
-        d[k][i] = r[k].Get(i) - pivot;
-        part += d[k][i];
-      }
-    });
-    ForEachEdge<V, kEdgeSlots>(span, s.first, s.step,
-                               [&](int m, int) { part += edges.v[m] - pivot; });
-    const float shift = RowSum<kGroup>(part, sum_scratch) * inv_hidden;  // mean - pivot
-    const float mean = pivot + shift;
-    float deviations = 0.f;
-    ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int) {
-#pragma unroll
-      for (int i = 0; i < V; ++i) {
-        d[k][i] -= shift;
-        deviations += d[k][i] * d[k][i];
-      }
-    });
-    ForEachEdge<V, kEdgeSlots>(span, s.first, s.step, [&](int m, int) {
-      const float e = edges.v[m] - mean;
-      deviations += e * e;
-    });
-    const RowStats st{
-        mean, rsqrtf(RowSum<kGroup>(deviations, deviation_scratch) * inv_hidden + eps)};
-    if constexpr (kEarly) KeepPacked(wv), KeepPacked(bv);
-    ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
-      if constexpr (kEarly) {
-        store_with_held_params(k, idx, [&](int i) { return d[k][i] * st.rstd; });
-      } else {
-        *BodyVector<V, kSplit>(y_row, span, idx) = NormalizeDeviations<!kSplit, T>(
-            d[k], w, b, span.head + static_cast<int64_t>(idx) * V, st.rstd);
-      }
-    });
-    NormalizeEdges<V>(y_row, edges, w, b, st, span, s.first, s.step);
-  } else {
-    const RowStats st = RegisterRowStats<kGroup, V>(
-        r, edges, s.first, s.step, span, pivot, inv_hidden, eps, sum_scratch, deviation_scratch);
-    KeepPacked(r);  // common/held_row.cuh: <= 64 registers, two 512-thread blocks per SM
-    if constexpr (kEarly) KeepPacked(wv), KeepPacked(bv);
+  const RowStats st = RegisterRowStats<kGroup, V>(
+      r, edges, s.first, s.step, span, pivot, inv_hidden, eps, sum_scratch, deviation_scratch);
+  KeepPacked(r);  // common/held_row.cuh: <= 64 registers, two 512-thread blocks per SM
+  if constexpr (kEarly) KeepPacked(wv), KeepPacked(bv);
 
-    ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
-      if constexpr (kEarly) {
-        store_with_held_params(k, idx, [&](int i) { return (r[k].Get(i) - st.mean) * st.rstd; });
-      } else {
-        *BodyVector<V, kSplit>(y_row, span, idx) =
-            Normalize<!kSplit>(r[k], w, b, span.head + static_cast<int64_t>(idx) * V, st);
-      }
-    });
-    NormalizeEdges<V>(y_row, edges, w, b, st, span, s.first, s.step);
-  }
+  ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
+    if constexpr (kEarly) {
+      float wf[V], bf[V];
+      HeldWeightAndBias(wv[k], bv[k], w != nullptr, wf, bf);
+      Vec<T, V> out;
+#pragma unroll
+      for (int i = 0; i < V; ++i) out.Set(i, Normalized(r[k].Get(i), st, wf[i], bf[i]));
+      *BodyVector<V, kSplit>(y_row, span, idx) = out;
+    } else {
+      *BodyVector<V, kSplit>(y_row, span, idx) =
+          Normalize<!kSplit>(r[k], w, b, span.head + static_cast<int64_t>(idx) * V, st);
+    }
+  });
+  NormalizeEdges<V>(y_row, edges, w, b, st, span, s.first, s.step);
 }
 
 // Rows too long for registers: pass 1 merges Welford states (mean and
