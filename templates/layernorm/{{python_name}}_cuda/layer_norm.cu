@@ -50,6 +50,22 @@ using namespace kernels_common;
 // x - mean in fp32 as well (48 registers) was slower on both.
 constexpr int kEarlyParams = 16;
 
+// LAYER_NORM_FULL_OCCUPANCY (an A/B knob, kbuild --define
+// LAYER_NORM_FULL_OCCUPANCY=1; 0 by default): the bf16 / fp16 block path
+// with 2 vectors a thread and weights of x's type (4096-wide rows, 0.95x
+// Liger on the H200) asks ptxas for 32 registers, 8 blocks of 256 an SM
+// instead of 6 at 40, as softmax's block paths do; it spills 4 bytes there
+// (ptxas, CUDA 13.0). Wider budgets spilled 8-372 bytes at 32.
+#ifndef LAYER_NORM_FULL_OCCUPANCY
+#define LAYER_NORM_FULL_OCCUPANCY 0
+#endif
+template <typename T, typename W, int V, int kVecs, int kGroup, bool kSplit>
+constexpr int kRegisterMinBlocks =
+    LAYER_NORM_FULL_OCCUPANCY && sizeof(T) == 2 && sizeof(W) == 2 && V == 8 && kVecs == 2 &&
+            kGroup == kWholeBlock && !kSplit
+        ? 2048 / kMaxBlockThreads  // sm_90's threads per SM
+        : 0;
+
 // Bias i as a float: 0 without a bias (nullptr).
 template <typename W>
 __device__ __forceinline__ float BiasAt(const W* b, int64_t i) {
@@ -111,7 +127,8 @@ __device__ __forceinline__ void NormalizeEdges(T* y_row, const EdgeValues<kSlots
 // then the squared deviations from the mean; each thread stores what it
 // holds.
 template <typename T, typename W, int V, int kVecs, int kGroup, bool kSplit>
-__global__ void __launch_bounds__(kMaxBlockThreads)
+__global__ void __launch_bounds__(kMaxBlockThreads,
+                                  kRegisterMinBlocks<T, W, V, kVecs, kGroup, kSplit>)
     LayerNormRegisterKernel(T* __restrict__ y, const T* __restrict__ x, const W* __restrict__ w,
                             const W* __restrict__ b, int64_t rows, int hidden, int first_phase,
                             int64_t x_stride, int64_t y_stride, float inv_hidden, float eps) {
