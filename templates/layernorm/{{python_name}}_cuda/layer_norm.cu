@@ -50,21 +50,19 @@ using namespace kernels_common;
 // x - mean in fp32 as well (48 registers) was slower on both.
 constexpr int kEarlyParams = 16;
 
-// LAYER_NORM_FULL_OCCUPANCY (an A/B knob, kbuild --define
-// LAYER_NORM_FULL_OCCUPANCY=1; 0 by default): the bf16 / fp16 block path
-// with 2 vectors a thread and weights of x's type (4096-wide rows, 0.95x
-// Liger on the H200) asks ptxas for 32 registers, 8 blocks of 256 an SM
-// instead of 6 at 40, as softmax's block paths do; it spills 4 bytes there
-// (ptxas, CUDA 13.0). Wider budgets spilled 8-372 bytes at 32.
-#ifndef LAYER_NORM_FULL_OCCUPANCY
-#define LAYER_NORM_FULL_OCCUPANCY 0
-#endif
+// The register kernels' minimum blocks per SM (__launch_bounds__): the bf16
+// / fp16 block path with 2 vectors a thread and weights of x's type
+// (4096-wide rows) asks for 32 registers, 8 blocks of 256 an SM instead of
+// 6 at 40 (it spills 4 bytes; wider budgets spilled 8-372 bytes at 32, ptxas
+// CUDA 13.0). H200, 2026-12-05 (results/h200-2026-12-05 run D), bf16:
+// 32768x4096 141.9 -> 140.6 us (0.97x -> 0.99x Liger), fp16 135.9 -> 133.1;
+// no_affine 32768x4096 134.9 -> 128.9 (94.5% -> 98.9% of copy), 16384x4096
+// 69.4 -> 66.4; 1024-8192 rows within their p10-p90.
 template <typename T, typename W, int V, int kVecs, int kGroup, bool kSplit>
-constexpr int kRegisterMinBlocks =
-    LAYER_NORM_FULL_OCCUPANCY && sizeof(T) == 2 && sizeof(W) == 2 && V == 8 && kVecs == 2 &&
-            kGroup == kWholeBlock && !kSplit
-        ? 2048 / kMaxBlockThreads  // sm_90's threads per SM
-        : 0;
+constexpr int kRegisterMinBlocks = sizeof(T) == 2 && sizeof(W) == 2 && V == 8 && kVecs == 2 &&
+                                           kGroup == kWholeBlock && !kSplit
+                                       ? 2048 / kMaxBlockThreads  // sm_90's threads per SM
+                                       : 0;
 
 // Bias i as a float: 0 without a bias (nullptr).
 template <typename W>
