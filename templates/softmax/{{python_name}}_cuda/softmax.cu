@@ -67,6 +67,24 @@ constexpr int kRegisterMinBlocks =
                   ? 2048 / kMaxBlockThreads  // sm_90's threads per SM
                   : 0);
 
+// Two A/B knobs (kbuild --define NAME=1; 0 by default) for the rows past
+// kKeptExps values a thread: fp32 2048x32768 ran 0.93x Liger on the H200, at
+// 35% SM throughput against Liger's 25% (ncu, results/h200-2026-12-05 run
+// D): each value took an exp in the online (max, sum), more in the pair
+// merges, and another at the store.
+// - SOFTMAX_CLUSTER_TWO_REDUCTIONS: held clusters reduce the row's max, then
+//   the sum of exp(v - max), as the register paths do (two exchanges through
+//   distributed shared memory instead of one).
+// - SOFTMAX_EXPS_IN_PLACE: fp32 rows keep exp(v - max) in x's registers from
+//   the sum to the store (one exp a value; the block path and, with the
+//   knob above, the held clusters).
+#ifndef SOFTMAX_CLUSTER_TWO_REDUCTIONS
+#define SOFTMAX_CLUSTER_TWO_REDUCTIONS 0
+#endif
+#ifndef SOFTMAX_EXPS_IN_PLACE
+#define SOFTMAX_EXPS_IN_PLACE 0
+#endif
+
 // The slot of a thread on a held path: CurrentRowSlot's, or on the held
 // cluster path, its block's row (blockIdx.x / kCluster) with the block's
 // threads from 0 (ShareOf moves them to the block's share).
@@ -149,6 +167,34 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
     StoreSoftmaxEdges<V>(y_row, edges, max, inv_sum, edge_span, s.first,
                          s.step);
   };
+  // SOFTMAX_EXPS_IN_PLACE: fp32 values past kKeptExps become their exps in
+  // r (held vectors; a split row's edges take theirs again at the store).
+  constexpr bool kExpsInPlace =
+      SOFTMAX_EXPS_IN_PLACE && sizeof(T) == 4 && kVecs * V > kKeptExps;
+  const auto sum_exps_in_place = [&](float max) {
+    float sum = 0.f;
+    ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int) {
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        r[k].Set(i, FastExp(r[k].Get(i) - max));
+        sum += r[k].Get(i);
+      }
+    });
+    ForEachEdge<V, kEdgeSlots>(edge_span, s.first, s.step, [&](int m, int) {
+      sum += FastExp(edges.v[m] - max);
+    });
+    return sum;
+  };
+  const auto store_exps_in_place = [&](float max, float inv_sum) {
+    ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int idx) {
+      Vec<T, V> out;
+#pragma unroll
+      for (int i = 0; i < V; ++i) out.Set(i, r[k].Get(i) * inv_sum);
+      *BodyVector<V, kSplit>(y_row, held, idx) = out;
+    });
+    StoreSoftmaxEdges<V>(y_row, edges, max, inv_sum, edge_span, s.first,
+                         s.step);
+  };
   if constexpr (kCluster == 1) {
     // The row's max, then the sum of exp(v - max): neither reduction takes
     // an exp, where merging (max, sum) pairs takes two at each step (bf16
@@ -185,12 +231,43 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
       });
       StoreSoftmaxEdges<V>(y_row, edges, max, inv_sum, edge_span, s.first,
                            s.step);
+    } else if constexpr (kExpsInPlace) {
+      const float inv_sum =
+          1.f / RowReduce<kGroup>(sum_exps_in_place(max), Sum{}, sum_scratch);
+      store_exps_in_place(max, inv_sum);
     } else {
       float sum = 0.f;
       for_each_value([&](float v) { sum += FastExp(v - max); });
       store_recomputed(max,
                        1.f / RowReduce<kGroup>(sum, Sum{}, sum_scratch));
     }
+  } else if constexpr (SOFTMAX_CLUSTER_TWO_REDUCTIONS) {
+    // The row's max through the cluster, then the sum of exps; the first
+    // exchange's wait comes after the exps, hiding it.
+    __shared__ float max_part;
+    __shared__ float sum_part;
+    __shared__ float max_scratch[kWarpSize];
+    __shared__ float sum_scratch[kWarpSize];
+    float mine = -INFINITY;
+    for_each_value([&](float v) { mine = fmaxf(mine, v); });
+    const float max = ClusterReduce<kCluster>(
+        BlockReduce(mine, Max{}, max_scratch), Max{}, &max_part);
+    float sum = 0.f;
+    if constexpr (kExpsInPlace) {
+      sum = sum_exps_in_place(max);
+    } else {
+      for_each_value([&](float v) { sum += FastExp(v - max); });
+    }
+    const float block_sum = BlockReduce(sum, Sum{}, sum_scratch);
+    ClusterReduceDone();
+    const float inv_sum =
+        1.f / ClusterReduce<kCluster>(block_sum, Sum{}, &sum_part);
+    if constexpr (kExpsInPlace) {
+      store_exps_in_place(max, inv_sum);
+    } else {
+      store_recomputed(max, inv_sum);
+    }
+    ClusterReduceDone();
   } else {
     // A cluster's blocks merge (max, sum) pairs: one exchange through
     // distributed shared memory instead of two.
