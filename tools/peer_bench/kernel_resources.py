@@ -23,9 +23,9 @@ TEMPLATES = ("rmsnorm", "fused_add_rmsnorm", "head_rmsnorm")
 GENCODE = "-gencode=arch=compute_90a,code=sm_90a"
 
 
-def render(template: str, dst: Path) -> Path:
-    """Copies the template with {{python_name}} = the template's name."""
-    src = REPO / "templates" / template
+def render(template: str, dst: Path, repo: Path = REPO) -> Path:
+    """Copies repo's template with {{python_name}} = the template's name."""
+    src = repo / "templates" / template
     for path in src.rglob("*"):
         if not path.is_file() or path.name in ("template.toml", "kernels.toml.in"):
             continue
@@ -34,6 +34,14 @@ def render(template: str, dst: Path) -> Path:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(path.read_text().replace("{{python_name}}", template))
     return dst
+
+
+def find_nvcc():
+    cuda = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    for c in (shutil.which("nvcc"), f"{cuda}/bin/nvcc"):
+        if c and Path(c).is_file():
+            return c
+    return None
 
 
 def find_cuobjdump():
@@ -100,7 +108,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--json", help="write the full table here")
     args = p.parse_args()
-    nvcc = shutil.which("nvcc") or f"{os.environ.get('CUDA_HOME', '/usr/local/cuda')}/bin/nvcc"
+    nvcc = find_nvcc() or "nvcc"
     cuobjdump = find_cuobjdump()
     report = {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -67,6 +67,8 @@
 # benchmarks a template's project again with those macros (kbuild --define), after its default
 # build: a tune knob tried beside the default (FILTER: the bench's --filter, no spaces; notest:
 # bench only; the tests take the template's GPU_RUN_TEST_FILTERS entry, as the default's do).
+# A knob that wins becomes the default once tools/peer_bench/sass_diff.py finds the new default
+# build identical to the tested knob build (--rev-a <tested commit> -a NAME=1 --expect-identical).
 # Templates, and each GPU_RUN_DEFINES variant in a project of its own, are built on the CPUs in
 # parallel while the GPU steps before them run (GPU_RUN_PREBUILD=0: one at a time, in each
 # template's step, the variants rebuilding the template's project).
