@@ -14,9 +14,9 @@
 // vectors of V = 16 / sizeof(T) elements: 4-32 lanes per row with one
 // vector each up to nv = 32, a warp per row up to 128, a block per row with
 // 1, 2 or 8 vectors per thread up to 4096 (hidden 32768 bf16), then two
-// passes. Rows that start off a
-// 16-byte boundary (odd hidden) are split into a scalar head and tail and a
-// body of 16-byte vectors (common/row_span.h) when x and y split alike.
+// passes. Rows that start off a 16-byte boundary (odd hidden) are split into
+// a scalar head and tail and a body of 16-byte vectors (common/row_span.h)
+// when x and y split alike.
 // Statistics in fp32 (common/row_stats.cuh): from the values held in
 // registers, the row's sum (first reduction), then the sum of squared
 // deviations from that mean (second reduction), so rows whose mean dwarfs
@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads,
 
   // kEarlyParams: the weight and bias of the held vectors, now;
   // KeepPacked before the store converts them there (converted at the load,
-  // the bf16 block path with 2 vectors a thread took 56 registers, not 40).
+  // the bf16 block path with 2 vectors a thread took 56 registers, packed 40).
   constexpr bool kEarly = !kSplit && kVecs * V <= kEarlyParams;
   Vec<W, V> wv[kEarly ? kVecs : 1] = {};
   Vec<W, V> bv[kEarly ? kVecs : 1] = {};
