@@ -48,12 +48,12 @@ constexpr int kKeptExps = 16;
 
 // The register kernels' minimum blocks per SM (__launch_bounds__).
 // - The block paths of aligned rows that keep their exps ask for 32
-//   registers, so every thread of an SM is resident (4 blocks of 512): the
+//   registers, so every thread of an SM is resident (4 blocks of 512). The
 //   bf16 block path of 4096-wide rows took 34, allocated as 40 (8 a thread
-//   at a time): 6 blocks of 256 an SM. And
-//   at 32 86016x2688 bf16 went 238.4 -> 225.1 us, 91.7% -> 97.1% of copy
-//   (H200, 2026-12-05, results/h200-2026-12-05 run C). The warp and split-row
-//   paths spilled at 32 (ptxas, CUDA 13.0).
+//   at a time): 6 blocks of 256 an SM. At 32, 86016x2688 bf16 went 238.4 ->
+//   225.1 us, 91.7% -> 97.1% of copy (H200, 2026-12-05,
+//   results/h200-2026-12-05 run C). The warp and split-row paths spilled at
+//   32 (ptxas, CUDA 13.0).
 // - Scalar rows (V == 1) ask for one: under ptxas's default register target
 //   the fp32 block path with 8 per thread spilled 12 bytes (48 registers
 //   without).
