@@ -71,7 +71,7 @@ def kernels_of(sass: str):
 
 
 def build(templates: Path, template: str, macros, work: Path, cuobjdump: str, nvcc: str):
-    """{file: {kernel: {"body", "registers", "spill_bytes"}}} of one side."""
+    """{file: {kernel: {"mangled", "body", "registers", "spill_bytes"}}} of one side."""
     root = kernel_resources.render(template, work, templates.parent)
     defines = [f"-D{m}" for m in macros]
     out = {}
@@ -86,12 +86,12 @@ def build(templates: Path, template: str, macros, work: Path, cuobjdump: str, nv
                  for v in kernel_resources.ptxas_usage(r.stderr).values()}
         sass = subprocess.run([cuobjdump, "-sass", str(obj)], capture_output=True,
                               text=True).stdout
-        out[cu.name] = {
-            name: {"mangled": mangled, "body": body,
-                   "registers": usage.get(name, {}).get("registers"),
-                   "spill_bytes": usage.get(name, {}).get("spill_stores", 0)
-                   + usage.get(name, {}).get("spill_loads", 0)}
-            for name, (mangled, body) in kernels_of(sass).items()}
+        out[cu.name] = {}
+        for name, (mangled, body) in kernels_of(sass).items():
+            ptxas = usage.get(name, {})
+            out[cu.name][name] = {
+                "mangled": mangled, "body": body, "registers": ptxas.get("registers"),
+                "spill_bytes": ptxas.get("spill_stores", 0) + ptxas.get("spill_loads", 0)}
     return out
 
 
