@@ -36,19 +36,23 @@ def render(template: str, dst: Path, repo: Path = REPO) -> Path:
     return dst
 
 
-def find_nvcc():
+def find_cuda_tool(name: str):
+    """A CUDA Toolkit program on PATH, else in $CUDA_HOME/bin (default /usr/local/cuda)."""
     cuda = os.environ.get("CUDA_HOME", "/usr/local/cuda")
-    for c in (shutil.which("nvcc"), f"{cuda}/bin/nvcc"):
+    for c in (shutil.which(name), f"{cuda}/bin/{name}"):
         if c and Path(c).is_file():
             return c
     return None
 
 
+def find_nvcc():
+    return find_cuda_tool("nvcc")
+
+
 def find_cuobjdump():
-    cuda = os.environ.get("CUDA_HOME", "/usr/local/cuda")
-    for c in (shutil.which("cuobjdump"), f"{cuda}/bin/cuobjdump"):
-        if c and Path(c).is_file():
-            return c
+    found = find_cuda_tool("cuobjdump")
+    if found:
+        return found
     try:  # triton wheels ship one
         import triton
 

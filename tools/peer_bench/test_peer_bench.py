@@ -72,9 +72,9 @@ def test_variant_dir_lookup(tmp_path):
 def _compile_and_read_sass(tmp_path, source):
     import kernel_resources
 
-    nvcc = Path(kernel_resources.os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "bin/nvcc"
+    nvcc = kernel_resources.find_nvcc()
     cuobjdump = kernel_resources.find_cuobjdump()
-    if not nvcc.is_file() or not cuobjdump:
+    if not nvcc or not cuobjdump:
         pytest.skip("needs nvcc and cuobjdump (CUDA_HOME or triton's copy) to read SASS")
     cu = tmp_path / "k.cu"
     cu.write_text(source)
@@ -134,8 +134,8 @@ def test_the_launch_sweep_compiles_against_the_template_kernels(tmp_path):
     so a change of the kernel's parameters must show here, not there."""
     import kernel_resources
 
-    nvcc = Path(kernel_resources.os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "bin/nvcc"
-    if not nvcc.is_file():
+    nvcc = kernel_resources.find_nvcc()
+    if not nvcc:
         pytest.skip("needs nvcc (CUDA_HOME or /usr/local/cuda)")
     root = Path(__file__).resolve().parents[2]
     result = kernel_resources.subprocess.run(
