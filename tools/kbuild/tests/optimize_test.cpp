@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -18,8 +19,10 @@
 #include "core/optimize_islands.h"
 #include "core/optimize_proposer.h"
 #include "core/optimize_run.h"
+#include "core/optimize_workers.h"
 #include "core/process.h"
 #include "core/profile_markdown.h"
+#include "core/tune_child.h"
 
 namespace kb {
 namespace {
@@ -28,7 +31,8 @@ namespace fs = std::filesystem;
 
 const fs::path kData = fs::path(KBUILD_TEST_DATA_DIR) / "optimize";
 
-// Judges a candidate by the marker its source carries: "// VERDICT ok 5" passes at 5 us.
+// Judges a candidate by the marker its source carries: "// VERDICT ok 5" passes at 5 us;
+// a worker whose device is dead fails (Attempt::worker_failure) whatever it judges.
 // Thread-safe: a run with several workers calls it from one thread per worker.
 class FakeEvaluator final : public CandidateEvaluator {
  public:
@@ -48,6 +52,13 @@ class FakeEvaluator final : public CandidateEvaluator {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       --in_flight_;
+      if (dead_devices.count(slot.gpu.value_or("-")) > 0 &&
+          static_cast<int>(calls.size()) >= dies_at_call) {
+        Attempt a;
+        a.verdict = AttemptVerdict::kLost;
+        a.worker_failure = "kbuild test was killed by signal 9";
+        return std::optional<Attempt>(a);
+      }
     }
     Attempt a;
     std::string word = "ok";
@@ -81,6 +92,8 @@ class FakeEvaluator final : public CandidateEvaluator {
   std::vector<std::string> profiled;           // "<id> <case>"
   std::map<std::string, std::string> devices;  // attempt id -> its slot's CUDA_VISIBLE_DEVICES
   int stop_at = 0;                             // 1-based call that is "killed"; 0 = none
+  std::set<std::string> dead_devices;          // their workers fail ("-": the inherited GPUs)
+  int dies_at_call = 1;                        // from this 1-based call on
   double hold_seconds = 0;                     // how long each evaluation takes
   int max_in_flight = 0;
 
@@ -116,6 +129,20 @@ class OptimizeRunTest : public ::testing::Test {
         fs_, runner_,
         "sh " + (kData / "scripted_proposer.sh").string() + " " + (root_ / "state").string(),
         root_ / "project", 60);
+  }
+  // A whole scripted run with one worker per device.
+  Expected<OptimizeRunResult> RunOnWorkers(FakeEvaluator& evaluator,
+                                           std::vector<std::string> devices) {
+    CommandProposer proposer = Scripted();
+    OptimizeOptions options = Options();
+    options.worker_devices = std::move(devices);
+    return RunOptimize(fs_, proposer, evaluator, options);
+  }
+  // The run in Options()' folder, resumed with `options` otherwise.
+  Expected<OptimizeRunResult> Resume(FakeEvaluator& evaluator, OptimizeOptions options) {
+    CommandProposer proposer = Scripted();
+    options.run_dir = *ResumeOptimizeRunFolder(fs_, root_ / "project", "results/optimize-test");
+    return RunOptimize(fs_, proposer, evaluator, options);
   }
   static std::vector<std::string> Verdicts(const OptimizeRunResult& r) {
     std::vector<std::string> out;
@@ -216,10 +243,7 @@ TEST_F(OptimizeRunTest, ResumeAfterAKillMidAttemptLosesAndRepeatsNothing) {
     EXPECT_EQ(r->attempts.size(), 5u);
   }
   FakeEvaluator evaluator;
-  CommandProposer proposer = Scripted();
-  OptimizeOptions options = Options();
-  options.run_dir = *ResumeOptimizeRunFolder(fs_, root_ / "project", "results/optimize-test");
-  auto r = RunOptimize(fs_, proposer, evaluator, options);
+  auto r = Resume(evaluator, Options());
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(Verdicts(*r), kExpected);
   // a0005 was evaluated again from its saved candidate: the proposer ran 8 times in all.
@@ -236,10 +260,7 @@ TEST_F(OptimizeRunTest, ResumeAfterAKillMidAttemptLosesAndRepeatsNothing) {
 TEST_F(OptimizeRunTest, WorkersEvaluateOneAttemptPerIslandAtOnce) {
   FakeEvaluator evaluator;
   evaluator.hold_seconds = 0.2;
-  CommandProposer proposer = Scripted();
-  OptimizeOptions options = Options();
-  options.worker_devices = {"3", "5"};
-  auto r = RunOptimize(fs_, proposer, evaluator, options);
+  auto r = RunOnWorkers(evaluator, {"3", "5"});
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(Verdicts(*r), kExpected);
   EXPECT_EQ(evaluator.max_in_flight, 2);
@@ -275,13 +296,157 @@ TEST_F(OptimizeRunTest, WorkersResumeAfterAKillMidBatch) {
     EXPECT_LE(r->attempts.size(), 4u);
   }
   FakeEvaluator evaluator;
-  CommandProposer proposer = Scripted();
-  options.run_dir = *ResumeOptimizeRunFolder(fs_, root_ / "project", "results/optimize-test");
-  auto r = RunOptimize(fs_, proposer, evaluator, options);
+  auto r = Resume(evaluator, options);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(Verdicts(*r), kExpected);
   EXPECT_EQ(fs_.Read(root_ / "state" / "count")->substr(0, 1), "8")
       << "the saved candidates of the killed batch were not proposed again";
+}
+
+// GPU "5" fails from the second call on (a0002 in the first batch): its worker is retired,
+// recorded, and a0002 is judged again on GPU "3"; every attempt is recorded once, in order.
+TEST_F(OptimizeRunTest, AFailedWorkerIsRetiredAndItsCandidateJudgedElsewhere) {
+  FakeEvaluator evaluator;
+  evaluator.dead_devices = {"5"};
+  evaluator.dies_at_call = 2;
+  auto r = RunOnWorkers(evaluator, {"3", "5"});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(Verdicts(*r), kExpected);
+  ASSERT_EQ(r->worker_failures.size(), 1u);
+  EXPECT_EQ(r->worker_failures[0].worker, 1);
+  EXPECT_EQ(r->worker_failures[0].device, "5");
+  EXPECT_EQ(r->worker_failures[0].reason, "kbuild test was killed by signal 9");
+  const std::string judged_twice = r->worker_failures[0].attempt;
+  EXPECT_EQ(std::count(evaluator.calls.begin(), evaluator.calls.end(), judged_twice), 2);
+  for (const auto& [id, device] : evaluator.devices) {
+    if (id != "baseline") EXPECT_EQ(device, "3") << id << " ran last on the retired GPU";
+  }
+  EXPECT_EQ(fs_.Read(root_ / "state" / "count")->substr(0, 1), "8") << "proposed once each";
+  auto history = ReadAttempts(fs_, r->run_dir / "history.jsonl");
+  ASSERT_TRUE(history.ok());
+  EXPECT_EQ(history->attempts.size(), kExpected.size());
+  auto recorded = ReadWorkerFailures(fs_, r->run_dir);
+  ASSERT_TRUE(recorded.ok());
+  ASSERT_EQ(recorded->size(), 1u);
+  EXPECT_EQ((*recorded)[0].attempt, judged_twice);
+  auto summary = fs_.Read(r->run_dir / "summary.md");
+  ASSERT_TRUE(summary.ok());
+  EXPECT_NE(summary->find("## Workers retired"), std::string::npos);
+  EXPECT_NE(summary->find("worker 1 (GPU 5) while judging " + judged_twice), std::string::npos)
+      << *summary;
+  EXPECT_NE(std::find_if(progress_.begin(), progress_.end(),
+                         [](const std::string& l) {
+                           return l.find("is judged again on another worker") != std::string::npos;
+                         }),
+            progress_.end());
+}
+
+// Both GPUs fail: the run ends with exit 4, having recorded what was judged; --resume on
+// working GPUs judges the saved candidates without asking the proposer again.
+TEST_F(OptimizeRunTest, WhenEveryWorkerFailsTheRunEndsAndResumeJudgesTheRest) {
+  OptimizeOptions options = Options();
+  options.worker_devices = {"0", "1"};
+  {
+    FakeEvaluator evaluator;
+    evaluator.dead_devices = {"0", "1"};
+    evaluator.dies_at_call = 4;  // the second batch (a0003, a0004)
+    CommandProposer proposer = Scripted();
+    auto r = RunOptimize(fs_, proposer, evaluator, options);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, ExitCode::kEnvironment);
+    EXPECT_NE(r.error().message.find("every worker of this run failed"), std::string::npos)
+        << r.error().message;
+    EXPECT_NE(r.error().hint.find("--resume"), std::string::npos);
+  }
+  const fs::path run = root_ / "project" / "results" / "optimize-test";
+  auto failures = ReadWorkerFailures(fs_, run);
+  ASSERT_TRUE(failures.ok());
+  EXPECT_EQ(failures->size(), 2u);
+  auto history = ReadAttempts(fs_, run / "history.jsonl");
+  ASSERT_TRUE(history.ok());
+  EXPECT_EQ(history->attempts.size(), 3u) << "the baseline and the first batch";
+  FakeEvaluator evaluator;
+  auto r = Resume(evaluator, options);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(Verdicts(*r), kExpected);
+  EXPECT_EQ(r->worker_failures.size(), 2u) << "read back from workers.jsonl";
+  EXPECT_EQ(fs_.Read(root_ / "state" / "count")->substr(0, 1), "8");
+}
+
+// One GPU: nowhere else to judge it; the run ends (exit 4) without blaming the candidate.
+TEST_F(OptimizeRunTest, OnOneGpuAFailedWorkerEndsTheRunWithoutAVerdict) {
+  FakeEvaluator evaluator;
+  evaluator.dead_devices = {"-"};
+  evaluator.dies_at_call = 3;  // a0002
+  CommandProposer proposer = Scripted();
+  auto r = RunOptimize(fs_, proposer, evaluator, Options());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ExitCode::kEnvironment);
+  EXPECT_NE(r.error().message.find("judging a0002: kbuild test was killed by signal 9 (not the "
+                                   "candidate's doing)"),
+            std::string::npos)
+      << r.error().message;
+  auto history =
+      ReadAttempts(fs_, root_ / "project" / "results" / "optimize-test" / "history.jsonl");
+  ASSERT_TRUE(history.ok());
+  ASSERT_EQ(history->attempts.size(), 2u);
+  EXPECT_EQ(history->attempts.back().candidate.id, "a0001");
+}
+
+// A candidate whose every worker fails is judged at most 1 + kMaxWorkerReruns times, then
+// recorded lost; the pool keeps the worker that never judged it.
+TEST(OptimizeWorkers, ACandidateIsJudgedAgainAtMostTwiceThenLost) {
+  FakeEvaluator evaluator;
+  evaluator.dead_devices = {"a", "b", "c"};
+  WorkerPool pool({"a", "b", "c", "d"});
+  Candidate killer;
+  killer.id = "a0001";
+  std::vector<WorkerFailure> seen;
+  auto outcome = EvaluateOnWorkers(evaluator, pool, {killer}, {fs::path("/tmp/none")},
+                                   [&](const WorkerFailure& f) {
+                                     seen.push_back(f);
+                                     return Status{};
+                                   });
+  ASSERT_TRUE(outcome.ok());
+  ASSERT_EQ(outcome->results.size(), 1u);
+  ASSERT_TRUE(outcome->results[0]);
+  EXPECT_EQ(outcome->results[0]->verdict, AttemptVerdict::kLost);
+  EXPECT_TRUE(outcome->results[0]->worker_failure.empty());
+  EXPECT_NE(outcome->results[0]->first_error.find("its workers failed 3 times; the last: worker "
+                                                  "2 (GPU c)"),
+            std::string::npos)
+      << outcome->results[0]->first_error;
+  EXPECT_EQ(seen.size(), 3u);
+  EXPECT_EQ(pool.live_workers(), std::vector<int>{3});
+  EXPECT_FALSE(outcome->workers_gone);
+}
+
+TEST(OptimizeEvaluator, AKilledChildOrALostGpuIsTheWorkersFailureNotTheCandidates) {
+  ChildResult failed;
+  ProcessResult killed;
+  killed.exit_code = 137;
+  EXPECT_EQ(WorkerFailureReason(killed, failed, "test"), "kbuild test was killed by signal 9");
+  EXPECT_EQ(WorkerFailureReason(killed, failed, "build"), "kbuild build was killed by signal 9");
+  ProcessResult hang;
+  hang.timed_out = true;
+  hang.exit_code = 137;
+  EXPECT_EQ(WorkerFailureReason(hang, failed, "test"), "") << "a time limit is the candidate's";
+  ChildResult stopped;
+  stopped.outcome = ChildOutcome::kStopped;
+  ProcessResult terminated;
+  terminated.exit_code = 143;
+  EXPECT_EQ(WorkerFailureReason(terminated, stopped, "bench"), "") << "a stop, not a failure";
+  ChildResult no_gpu;
+  no_gpu.outcome = ChildOutcome::kEnvironment;
+  no_gpu.reason = "no CUDA device is visible";
+  ProcessResult four;
+  four.exit_code = 4;
+  EXPECT_EQ(WorkerFailureReason(four, no_gpu, "bench"),
+            "kbuild bench could not use the GPU: no CUDA device is visible");
+  EXPECT_EQ(WorkerFailureReason(four, no_gpu, "build"), "") << "no nvcc: the whole run's problem";
+  ProcessResult wrong;
+  wrong.exit_code = 1;
+  EXPECT_EQ(WorkerFailureReason(wrong, failed, "test"), "");
 }
 
 TEST(OptimizeEvaluator, WorkerDevicesFollowCudaVisibleDevices) {

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <map>
 #include <thread>
+#include <utility>
 
 #include "core/optimize_history.h"
 #include "queue_fakes.h"
@@ -43,6 +44,11 @@ class FakeEvaluator final : public CandidateEvaluator {
     if (during) during(c);
     Attempt a;
     a.candidate = c;
+    if (!failing_worker.empty()) {  // this worker's GPU fails once
+      a.verdict = AttemptVerdict::kLost;
+      a.worker_failure = std::exchange(failing_worker, "");
+      return std::optional<Attempt>(a);
+    }
     a.tests_passed = 12;
     a.cases = {{"op/64 bf16", std::stod(c.defines.at(0).second), 50, 1e6}};
     return std::optional<Attempt>(a);
@@ -54,6 +60,7 @@ class FakeEvaluator final : public CandidateEvaluator {
   std::vector<Candidate> seen;
   std::vector<EvaluationSlot> slots;
   std::function<void(const Candidate&)> during;
+  std::string failing_worker;  // the next evaluation's Attempt::worker_failure
 };
 
 TEST(CandidatePayload, RoundTripsFilesDefinesAndIdentity) {
@@ -154,6 +161,52 @@ TEST_F(QueueEvaluatorTest, ASilentWorkersClaimIsRetriedThenLost) {
             std::string::npos)
       << (*got)->first_error;
   EXPECT_EQ(VerdictWord((*got)->verdict), "lost");
+}
+
+// A worker whose GPU fails while judging (a child killed, no usable GPU) ends with exit 4
+// instead of blaming the candidate; its claim goes back after the lease and another worker's
+// result is the attempt's, recorded once.
+TEST_F(QueueEvaluatorTest, AWorkerWhoseGpuFailsEndsAndAnotherJudgesItsClaim) {
+  FakeEvaluator inner;
+  inner.failing_worker = "kbuild test was killed by signal 9";
+  WorkQueue queue(fs_, queue_dir_);
+  FakeClock worker_clock;
+  std::optional<Expected<QueueWorkerSummary>> failed;
+  int other_claims = 0;
+  clock_.on_sleep = [&] {
+    if (!failed) {
+      worker_clock.seconds = clock_.seconds.load();
+      failed = RunQueueWorker(fs_, queue_dir_, Readers(inner, fs_), WorkerOptions("node1-gpu1"),
+                              worker_clock.Clock());
+      return;
+    }
+    (void)queue.Heartbeat("node2-gpu0", std::nullopt, clock_.seconds.load());
+    auto claimed = queue.Claim("node2-gpu0");
+    if (!claimed.ok() || !*claimed) return;
+    ++other_claims;
+    Attempt a;
+    a.candidate = MakeCandidate("a0007");
+    a.tests_passed = 3;
+    (void)queue.Complete("node2-gpu0", "a0007", {{"attempt", AttemptJson(a)}});
+  };
+  QueueEvaluator run(fs_, queue_dir_, {.poll_seconds = 50, .lease_seconds = 120, .max_retries = 2},
+                     clock_.Clock());
+  auto got = run.Evaluate(MakeCandidate("a0007"), {});
+  ASSERT_TRUE(got.ok()) << got.error().Located();
+  ASSERT_TRUE(*got);
+  EXPECT_EQ((*got)->verdict, AttemptVerdict::kOk);
+  EXPECT_EQ((*got)->tests_passed, 3) << "the second worker's result";
+  ASSERT_TRUE(failed);
+  ASSERT_FALSE(failed->ok());
+  EXPECT_EQ(failed->error().code, ExitCode::kEnvironment);
+  EXPECT_EQ(failed->error().message,
+            "this worker failed while judging a0007: kbuild test was killed by signal 9");
+  EXPECT_EQ(inner.seen.size(), 1u);
+  EXPECT_EQ(other_claims, 1);
+  auto counts = run.Counts();
+  ASSERT_TRUE(counts.ok());
+  EXPECT_EQ(counts->done, 1u);
+  EXPECT_EQ(counts->pending + counts->claimed, 0u);
 }
 
 TEST_F(QueueEvaluatorTest, AResumedRunTakesAResultAlreadyDoneWithoutQueueingAgain) {

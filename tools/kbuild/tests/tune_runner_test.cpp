@@ -5,8 +5,8 @@
 // records, that invalid variants never rank, the files written, the build
 // phase (`kbuild build`, then `test|bench --build-only` with the same
 // --define, so the GPU steps compile nothing), --resume after a stop, the
-// defaults failing (exit 1), no GPU (exit 4 after the build) and a hostile
-// --resume folder (exit 2). What tune reads from the children's documents
+// defaults failing (exit 1), no GPU (exit 4 after the build), a killed child
+// (exit 4) and a hostile --resume folder (exit 2). What tune reads from the children's documents
 // and build logs: tune_child_test.cpp.
 #include "core/tune_runner.h"
 
@@ -268,6 +268,23 @@ TEST_F(TuneRunTest, NoGpuIsExit4AfterTheDefaultsBuild) {
   EXPECT_EQ(children[2].first, "bench --build-only");
   EXPECT_EQ(children[3].first, "test");
   EXPECT_TRUE(History().empty()) << "no verdict on the defaults without a GPU";
+}
+
+// A GPU step's child killed by a signal (not a time limit, not Ctrl-C) is the GPU's or the
+// host's failure, not the variant's: no verdict is recorded and the run ends with exit 4
+// (a queue worker ends the same way, and its claim goes to another worker).
+TEST_F(TuneRunTest, AKilledGpuStepEndsTheRunWithoutAVerdictOnTheVariant) {
+  LockedRunner runner([this](const auto& argv, const auto&) {
+    if (argv.at(3) == "bench" && !BuildOnly(argv)) return Answer(137, Json());
+    return ScriptedGemm(fs_, argv);
+  });
+  auto run = RunTune(fs_, runner, Options());
+  ASSERT_FALSE(run.ok());
+  EXPECT_EQ(run.error().code, ExitCode::kEnvironment);
+  EXPECT_EQ(run.error().message,
+            "variant defaults was not judged: kbuild bench was killed by signal 9");
+  EXPECT_NE(run.error().hint.find("not the variant's doing"), std::string::npos);
+  EXPECT_TRUE(History().empty()) << "the defaults are judged again on --resume";
 }
 
 TEST_F(TuneRunTest, HostileResumeFoldersAreRefused) {

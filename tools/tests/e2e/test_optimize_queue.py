@@ -1,9 +1,12 @@
 """kbuild optimize --backend queue with real `kbuild worker` processes, no GPU: the workers'
 child kbuild is fakes/child_kbuild.py. One worker evaluates every attempt once; a worker
 killed mid-evaluation loses its claim after the lease and another worker finishes the run,
-with nothing lost or counted twice."""
+with nothing lost or counted twice; a worker whose child is killed (its GPU step died) ends with
+exit 4 rather than blame the candidate, and its claim goes the same way."""
 
 import json
+import os
+import signal
 import subprocess
 import time
 
@@ -11,7 +14,7 @@ import pytest
 
 from e2e_support import init_project
 from queue_support import (LEASE, finish, history, kill_a_worker_holding, queue_of,
-                           start_worker)
+                           start_worker, wait_for)
 
 
 def start_optimize(kbuild, project, budget):
@@ -68,3 +71,29 @@ def test_a_killed_workers_claim_goes_to_another_worker_after_the_lease(kbuild, p
     assert baseline["worker"] == "rescuer"
     assert [a["id"] for a in history(queue.parent)] == ["baseline", "a0001", "a0002"]
     assert not list((queue / "claimed").iterdir())
+
+
+def test_a_worker_whose_child_is_killed_ends_and_another_judges_its_claim(kbuild, project,
+                                                                           tmp_path):
+    run = start_optimize(kbuild, project, budget=1)
+    queue = queue_of(project, "optimize")
+    pid_file = tmp_path / "child.pid"
+    failing = start_worker(kbuild, queue, "failing", {"FAKE_HANG_MARKER": str(tmp_path / "hang"),
+                                                      "FAKE_HANG_PID": str(pid_file)})
+    wait_for(pid_file.exists, "the worker's test child to start hanging", timeout=60)
+    os.kill(int(pid_file.read_text()), signal.SIGKILL)  # the child alone, not the worker
+    wrc, wout, werr = finish(failing)
+    assert wrc == 4, f"{wout}\n{werr}"
+    error = json.loads(wout)["error"]
+    assert error["message"] == ("this worker failed while judging baseline: kbuild test was "
+                                "killed by signal 9"), error
+    assert [p.name for p in (queue / "claimed").iterdir()] == ["baseline.failing.json"]
+    rescuer = start_worker(kbuild, queue, "rescuer")
+    rc, out, err = finish(run)
+    assert rc == 0, f"{out}\n{err}"
+    summary = json.loads(out)
+    assert [a["verdict"] for a in summary["attempts"]] == ["ok", "ok"], summary["attempts"]
+    assert finish(rescuer)[0] == 0
+    baseline = json.loads((queue / "done" / "baseline.json").read_text())
+    assert baseline["worker"] == "rescuer"
+    assert [a["id"] for a in history(queue.parent)] == ["baseline", "a0001"]

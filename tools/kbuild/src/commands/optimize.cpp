@@ -193,6 +193,7 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
                             t.cost.tokens, t.cost.usd, t.cost.seconds, t.with_cost));
   }
   if (!r.exhausted.empty()) report.Line("ended before the budget: " + r.exhausted);
+  for (const auto& f : r.worker_failures) report.Line("worker failed: " + WorkerFailureText(f));
   for (const auto& f : r.files) report.Line("wrote " + f.string());
   const std::string at = global.project_dir == "." ? "" : " -C " + global.project_dir.string();
   const std::string resume = "kbuild" + at + " optimize --proposer ... --resume " +
@@ -219,6 +220,8 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
                      {"bench", t.bench_seconds}};
   data["attempts"] = nlohmann::json::array();
   for (const auto& a : r.attempts) data["attempts"].push_back(AttemptSummaryJson(a));
+  data["worker_failures"] = nlohmann::json::array();
+  for (const auto& f : r.worker_failures) data["worker_failures"].push_back(WorkerFailureJson(f));
   data["stopped"] = r.stopped;
   data["time_up"] = r.time_up;
   data["exhausted"] = r.exhausted;
@@ -299,21 +302,27 @@ void AddOptimizeCommand(CLI::App& app, const GlobalOptions& global, Invocation& 
       "with --child-timeout. With several GPUs (nvidia-smi -L, or the entries of "
       "CUDA_VISIBLE_DEVICES) one worker per GPU, at most --islands of them, evaluates one "
       "attempt of each island at once, its children seeing only its GPU; the attempts are "
-      "proposed one after the other and recorded in order. The baseline and each island's new best "
+      "proposed one after the other and recorded in order. A worker that fails rather than its "
+      "candidate (a child killed by a signal, or its GPU unusable for tests or benchmarks: exit "
+      "4) is retired for the rest of the run, recorded (workers.jsonl, summary.md), and its "
+      "candidate judged again on another worker, at most twice more (then lost); with one GPU, "
+      "or none left, the run ends with exit 4 and --resume judges the saved candidates again. "
+      "The baseline and each island's new best "
       "are also profiled (kbuild "
       "profile --json --case <the first performance case>, same time limit) into the profile.md "
       "of the attempts that grow from them; not with --proposer builtin, which reads no context. "
       "Verdicts: ok, compile_error, test_failed, crashed, timed_out, "
       "rule_broken (the harness refused it: faster than physics, unwritten outputs, changed "
       "inputs), proposer_failed, lost (--backend queue or slurm: its workers went silent past "
-      "the lease three times).\n"
+      "the lease three times; local: its workers failed three times).\n"
       "--backend queue or slurm: the run writes results/optimize-<t>/queue/ (config.json, "
       "project/ as snapshotted, pending/, claimed/, done/, workers/) and waits for kbuild worker "
       "processes to evaluate its candidates (kbuild worker --help); it prints the queue's "
       "counts every 30 s, writes queue/stop when done, and nothing is profiled. slurm submits "
       "queue/worker.sbatch as an array (sbatch --array=0-<jobs-1> --gres=gpu:1, logs in "
       "queue/slurm/) and on --resume keeps an array that still has tasks.\n"
-      "Output: history.jsonl (one line per attempt, appended as each ends), summary.md, "
+      "Output: history.jsonl (one line per attempt, appended as each ends), workers.jsonl (the "
+      "workers that failed: worker, device, attempt, reason), summary.md, "
       "progress.svg (best speedup vs attempt per island), best/ (the best candidate's files, "
       "defines.txt for its macro values), and per attempt its context, output, logs and the "
       "children's build.json, test.json, bench.json (profile.md and profile.json when "
@@ -322,7 +331,8 @@ void AddOptimizeCommand(CLI::App& app, const GlobalOptions& global, Invocation& 
       "ends before --budget when the builtin proposer has tried every valid point of the "
       "[tune] space and every source transform (it says so).\n"
       "Exit codes: 0 done (also when candidates failed), 2 bad usage, build.toml, kbuild.toml "
-      "or --resume folder, 4 no GPU, nvcc or torch, 130/143 stopped by Ctrl-C/SIGTERM.");
+      "or --resume folder, 4 no GPU, nvcc or torch (or no worker left), 130/143 stopped by "
+      "Ctrl-C/SIGTERM.");
   sub->callback([&invocation, flags, &global] {
     invocation.run = [flags, &global] { return RunOptimizeCommand(global, *flags); };
   });

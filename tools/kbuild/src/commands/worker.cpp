@@ -190,9 +190,12 @@ void AddWorkerCommand(CLI::App& app, const GlobalOptions&, Invocation& invocatio
       "folder between the roles (same path), or each GPU host builds it once and relinks. It "
       "ends when queue/stop appears "
       "(the run writes it when done), after --idle-exit seconds with nothing pending, or on "
-      "Ctrl-C (the claim then goes back after the lease).\n"
-      "Exit codes: 0 ended, 2 not a queue folder, 4 cannot write the queue or a child reports "
-      "no GPU, nvcc or torch, 130/143 stopped.");
+      "Ctrl-C (the claim then goes back after the lease). An optimize candidate's child killed "
+      "by a signal, or a test or bench child that finds no usable GPU, is this worker's failure, "
+      "not the candidate's: the worker ends with exit 4 and its claim goes back after the lease "
+      "to another worker.\n"
+      "Exit codes: 0 ended, 2 not a queue folder, 4 cannot write the queue, a child reports "
+      "no GPU, nvcc or torch, or a child was killed, 130/143 stopped.");
   sub->callback(
       [&invocation, flags] { invocation.run = [flags] { return RunWorkerCommand(*flags); }; });
 }

@@ -153,6 +153,12 @@ Expected<std::optional<Attempt>> ChildKbuildEvaluator::EvaluateStages(const Cand
     if (step.child.outcome == ChildOutcome::kStopped || StopSignal() != 0) {
       return Expected<std::optional<Attempt>>(std::optional<Attempt>());
     }
+    if (std::string why = WorkerFailureReason(step.result, step.child, command); !why.empty()) {
+      a.verdict = AttemptVerdict::kLost;
+      a.first_error = why;
+      a.worker_failure = std::move(why);
+      return Expected<std::optional<Attempt>>(std::optional<Attempt>(a));
+    }
     if (step.child.outcome == ChildOutcome::kEnvironment) {
       return Expected<std::optional<Attempt>>(MakeError(
           ExitCode::kEnvironment,

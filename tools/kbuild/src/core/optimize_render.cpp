@@ -53,6 +53,12 @@ std::string OptimizeSummaryMarkdown(const OptimizeRunResult& r) {
                         m.id, m.from + 1, m.to + 1);
     }
   }
+  if (!r.worker_failures.empty()) {
+    md +=
+        "\n## Workers retired\n\nEach failed itself, not its candidate, which was judged "
+        "again (on another worker, or by --resume):\n\n";
+    for (const auto& f : r.worker_failures) md += "- " + OneLine(WorkerFailureText(f)) + "\n";
+  }
   md +=
       "\n## Archive (best of each distinct candidate)\n\n| id | score | signature "
       "|\n|---|---|---|\n";

@@ -10,6 +10,7 @@
 #include "core/json_fields.h"
 #include "core/message_text.h"
 #include "core/optimize_history.h"
+#include "core/optimize_workers.h"
 #include "core/report.h"
 #include "core/run_folder.h"
 #include "core/sha256.h"
@@ -49,7 +50,8 @@ class OptimizeRun {
         options_(options),
         task_(options.task),
         r_(r),
-        model_(options.islands, kOptimizeBaselineId) {
+        model_(options.islands, kOptimizeBaselineId),
+        pool_(options.worker_devices) {
     clock_ = options.seconds_now ? options.seconds_now : SteadySeconds;
     start_ = clock_();
   }
@@ -59,6 +61,9 @@ class OptimizeRun {
     auto history = ReadAttempts(fs_, r_.run_dir / kOptimizeHistoryFile);
     if (!history) return history.error();
     r_.warnings = history->warnings;
+    auto failures = ReadWorkerFailures(fs_, r_.run_dir);
+    if (!failures) return failures.error();
+    r_.worker_failures = std::move(*failures);
     for (const Attempt& a : history->attempts) {
       auto loaded = Replay(a);
       if (!loaded) return loaded;
@@ -260,12 +265,14 @@ class OptimizeRun {
     return EvaluateAndRecord(p.candidate, p.seconds, p.cost);
   }
 
-  // One attempt per worker (GPU) at once, on distinct islands: proposed one
-  // after the other, evaluated together (worker n sees GPU n only), recorded
-  // in attempt order. Stopped midway, the judged prefix is recorded and the
-  // rest, saved, is judged on --resume without asking the proposer again.
+  // One attempt per live worker (GPU) at once, on distinct islands: proposed
+  // one after the other, evaluated together (worker n sees GPU n only),
+  // recorded in attempt order. A failed worker's candidate is judged again on
+  // another (optimize_workers.h). Stopped midway, or with no worker left, the
+  // judged prefix is recorded and the rest, saved, is judged on --resume
+  // without asking the proposer again.
   Status AttemptBatch() {
-    const int workers = static_cast<int>(options_.worker_devices.size());
+    const int workers = pool_.live();
     const int left = options_.budget - model_.recorded();
     const std::vector<PlannedAttempt> plans = model_.NextBatch(std::min(workers, left));
     std::vector<Proposed> batch;
@@ -277,21 +284,19 @@ class OptimizeRun {
     }
     if (r_.stopped) return {};
     std::vector<Candidate> candidates;
-    std::vector<EvaluationSlot> slots;
+    std::vector<fs::path> attempt_dirs;
     for (const Proposed& p : batch) {
       if (p.failed) continue;
-      EvaluationSlot slot;
-      slot.worker = static_cast<int>(slots.size());
-      slot.gpu = options_.worker_devices[static_cast<size_t>(slot.worker)];
-      slot.attempt_dir = AttemptDir(p.candidate.id);
       candidates.push_back(p.candidate);
-      slots.push_back(std::move(slot));
+      attempt_dirs.push_back(AttemptDir(p.candidate.id));
     }
     if (!candidates.empty()) {
       Progress(fmt::format("optimize: evaluating {} candidate{} at once, one per GPU{}",
                            candidates.size(), candidates.size() == 1 ? "" : "s", Elapsed()));
     }
-    auto evaluated = EvaluateAll(evaluator_, candidates, slots);
+    auto evaluated = EvaluateOnWorkers(
+        evaluator_, pool_, candidates, attempt_dirs,
+        [this](const WorkerFailure& f) { return RecordWorkerFailure(f, pool_.live() > 1); });
     if (!evaluated) return evaluated.error();
     size_t next = 0;
     for (Proposed& p : batch) {
@@ -299,7 +304,8 @@ class OptimizeRun {
         if (Status s = Record(std::move(*p.failed)); !s || r_.stopped) return s;
         continue;
       }
-      std::optional<Attempt>& result = (*evaluated)[next++];
+      std::optional<Attempt>& result = evaluated->results[next++];
+      if (!result && evaluated->workers_gone) return *evaluated->workers_gone;
       if (!result || StopSignal() != 0) {
         r_.stopped = true;
         return {};
@@ -343,7 +349,31 @@ class OptimizeRun {
       r_.stopped = true;  // nothing recorded: --resume evaluates it again
       return {};
     }
+    if (const std::string& why = (*evaluated)->worker_failure; !why.empty()) {
+      // One GPU (or the baseline, on the inherited GPUs): nowhere else to judge it.
+      if (Status s = RecordWorkerFailure({0, "", c.id, why}, false); !s) return s;
+      return MakeError(ExitCode::kEnvironment,
+                       "the GPU's worker failed while judging " + c.id + ": " + why +
+                           " (not the candidate's doing); nothing was recorded for it",
+                       "kbuild doctor says whether the GPU works; kbuild optimize --resume " +
+                           r_.run_dir.string() + " judges " + c.id + " again");
+    }
     return ScoreAndRecord(c, propose_seconds, cost, std::move(**evaluated));
+  }
+
+  // A worker that failed (not its candidate): kept in workers.jsonl and the
+  // run's result, and said.
+  Status RecordWorkerFailure(const WorkerFailure& f, bool judged_elsewhere) {
+    if (Status s = AppendWorkerFailure(fs_, r_.run_dir, f); !s) return s;
+    r_.worker_failures.push_back(f);
+    Progress(fmt::format("optimize: worker {}{} failed while judging {}: {}; {}", f.worker,
+                         f.device.empty() ? "" : " (GPU " + f.device + ")", f.attempt, f.reason,
+                         judged_elsewhere
+                             ? fmt::format("it is retired; {} is judged again on another worker "
+                                           "(at most {} times)",
+                                           f.attempt, kMaxWorkerReruns)
+                             : std::string("no other worker is left")));
+    return {};
   }
 
   // The evaluator's verdict of `c`, scored against the baseline, into the history.
@@ -429,6 +459,7 @@ class OptimizeRun {
   IslandModel model_;
 
  private:
+  WorkerPool pool_;
   std::optional<Attempt> reference_;
   std::set<std::string> tried_;
   std::map<std::string, std::string> profiles_;  // attempt id -> profile.md

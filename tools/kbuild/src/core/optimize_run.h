@@ -13,6 +13,7 @@
 //   attempts/<id>/{build,test,bench}.json   the children's documents
 //   attempts/<id>/profile.md (+ profile.json)  when <id> became an island's best:
 //                             the context's profile.md of the attempts growing from it
+//   workers.jsonl             workers retired because they failed (not their candidate)
 //   history.jsonl, summary.md, progress.svg, best/ (the best candidate's files
 //   at their project paths, defines.txt when it sets macros)
 // Attempt ids count the attempts (a0001, a0002, ...), so a resumed run redoes
@@ -31,6 +32,7 @@
 #include "core/optimize_islands.h"
 #include "core/optimize_proposer.h"
 #include "core/optimize_types.h"
+#include "core/optimize_workers.h"
 
 namespace kb {
 
@@ -78,6 +80,9 @@ struct OptimizeRunResult {
   std::vector<ArchiveEntry> archive;
   std::vector<std::filesystem::path> files;  // summary.md, progress.svg, best/
   std::vector<std::string> warnings;
+  // Workers that failed rather than their candidates (workers.jsonl, over resumes);
+  // each was retired and its candidate judged again elsewhere.
+  std::vector<WorkerFailure> worker_failures;
 };
 
 // results/optimize-<stamp> (with -2, -3, ... when taken), not created yet.

@@ -73,6 +73,11 @@ struct Attempt {
   std::vector<TuneCaseTime> cases;  // performance cases (kOk)
   double score = 0;                 // geometric mean speedup over the baseline (kOk), 0 = none
   std::optional<AttemptCost> cost;
+  // Not the candidate's doing, and never recorded: a child of its evaluation
+  // was killed by a signal (not the run's Ctrl-C), or the worker's GPU could
+  // not run tests or benchmarks (exit 4). The run retires the worker and
+  // judges the candidate again elsewhere (optimize_workers.h). "" = none.
+  std::string worker_failure;
 };
 
 // "ok", "compile_error", "test_failed", "crashed", "timed_out", "rule_broken", "proposer_failed",

@@ -115,6 +115,14 @@ WorkReader CandidateWorkReader(CandidateEvaluator& evaluator, fs::path run_dir, 
           auto attempt = evaluator.EvaluateStages(candidate, slot, stages);
           if (!attempt) return attempt.error();
           if (!*attempt) return std::optional<WorkResult>();
+          if (const std::string& why = (*attempt)->worker_failure; !why.empty()) {
+            // This worker failed, not the candidate: it ends, and the claim it leaves
+            // goes back to the queue once its lease runs out, for another worker.
+            return MakeError(ExitCode::kEnvironment,
+                             "this worker failed while judging " + candidate.id + ": " + why,
+                             "its claim goes back to the queue after the lease; kbuild doctor "
+                             "says whether this host's GPU works");
+          }
           if (stage == WorkStage::kBuild && (*attempt)->verdict == AttemptVerdict::kOk) {
             auto result = BuiltWorkResult(fs, staged, candidate.id,
                                           {{"build_seconds", (*attempt)->build_seconds}});

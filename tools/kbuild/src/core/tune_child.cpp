@@ -109,6 +109,18 @@ ChildResult ReadChildResult(const ProcessResult& result, const std::string& step
   return child;
 }
 
+std::string WorkerFailureReason(const ProcessResult& result, const ChildResult& child,
+                                const std::string& command) {
+  if (child.outcome == ChildOutcome::kStopped || result.timed_out || result.interrupted) return "";
+  if (result.exit_code > 128) {
+    return "kbuild " + command + " was killed by signal " + std::to_string(result.exit_code - 128);
+  }
+  if (child.outcome == ChildOutcome::kEnvironment && (command == "test" || command == "bench")) {
+    return "kbuild " + command + " could not use the GPU: " + child.reason;
+  }
+  return "";
+}
+
 std::string TestFailureReason(const Json& test_document) {
   const Json summary = ObjectAt(test_document, "summary");
   const int failed = IntegerOr(summary, "failed");

@@ -42,6 +42,14 @@ struct ChildResult {
 // when the document has no better one.
 ChildResult ReadChildResult(const ProcessResult& result, const std::string& step);
 
+// Why a failed step is its worker's failure rather than the candidate's
+// (Attempt::worker_failure; "" when it is the candidate's): the child was
+// killed by a signal that was no stop of the run (a time limit is the
+// candidate's hang, 130 / 143 a Ctrl-C), or a test or bench child found no
+// usable GPU (exit 4) where the build had run.
+std::string WorkerFailureReason(const ProcessResult& result, const ChildResult& child,
+                                const std::string& command);
+
 // The --json document in a child's output (stdout and stderr interleaved):
 // the whole output, else the last line "{" that starts a valid document.
 nlohmann::json ChildDocument(const std::string& output);

@@ -226,6 +226,16 @@ class Evaluator {
     child = ReadChildResult(run.result, step);
     KeepDocument(variant, document.empty() ? step : document, child.document);
     if (child.outcome == ChildOutcome::kStopped || StopSignal() != 0) return false;
+    if (const std::string why = WorkerFailureReason(run.result, child, step); !why.empty()) {
+      // Not the variant's doing: the run (or this queue worker) ends, and --resume (or
+      // another worker, after the lease) judges the variant again.
+      judged.error = MakeError(
+          ExitCode::kEnvironment, "variant " + variant.id + " was not judged: " + why,
+          "not the variant's doing; kbuild doctor says whether the GPU works, and kbuild tune "
+          "--resume (or another worker) judges " +
+              variant.id + " again");
+      return false;
+    }
     if (child.outcome == ChildOutcome::kEnvironment) {
       judged.error = EnvironmentError(variant, step, child.reason);
       return false;

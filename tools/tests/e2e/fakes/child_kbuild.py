@@ -7,6 +7,8 @@ falls with RMSNORM_VECS (8, the default, is slowest).
 With FAKE_HANG_MARKER set, the first `test` it runs (a tune variant's: `test --build-only`)
 creates that file, writes the Slurm array task it runs in (if any) into it, and then hangs (a
 worker to kill mid-evaluation).
+With FAKE_HANG_PID set as well, the hanging child writes its process id there (renamed into
+place when whole), so a test can kill the child alone: a worker whose GPU step dies.
 With FAKE_FAIL_DEFINE=NAME=VALUE, `build` with that --define fails as a compile error does
 (exit 3, the error's file, line and message in the document).
 With FAKE_STEP_LOG set, each run appends its step to that file, one line ("build", "test
@@ -32,6 +34,11 @@ marker = os.environ.get("FAKE_HANG_MARKER")
 if marker and step == "test" and not os.path.exists(marker):
     with open(marker, "w") as f:
         f.write(os.environ.get("SLURM_ARRAY_TASK_ID", ""))
+    pid_file = os.environ.get("FAKE_HANG_PID")
+    if pid_file:
+        with open(pid_file + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.replace(pid_file + ".tmp", pid_file)
     time.sleep(3600)
 fail = os.environ.get("FAKE_FAIL_DEFINE", "")
 if step == "build" and fail in (f"{name}={value}" for name, value in defines.items()):

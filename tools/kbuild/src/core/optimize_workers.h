@@ -1,0 +1,85 @@
+// The GPUs of a local `kbuild optimize` run, one worker each, and what
+// happens when a worker fails rather than its candidate: a child of the
+// evaluation killed by a signal that was not the run's own Ctrl-C, or its GPU
+// unusable for tests or benchmarks (the child's exit 4). The evaluator marks
+// such an attempt (Attempt::worker_failure); the pool then retires the
+// worker for the rest of the run, records the failure (workers.jsonl in the
+// run folder, summary.md, the --json output) and evaluates the candidate
+// again on a worker still alive, at most kMaxWorkerReruns times (then it is
+// recorded lost), so no attempt is lost or counted twice. With no worker left
+// the run ends with exit 4; --resume evaluates the saved candidates again.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/fs.h"
+#include "core/optimize_evaluator.h"
+#include "core/optimize_types.h"
+
+namespace kb {
+
+inline constexpr const char* kWorkerFailuresFile = "workers.jsonl";
+inline constexpr int kMaxWorkerReruns = 2;
+
+struct WorkerFailure {
+  int worker = 0;       // 0-based
+  std::string device;   // its CUDA_VISIBLE_DEVICES value ("" = the inherited GPUs)
+  std::string attempt;  // the candidate it was evaluating
+  std::string reason;   // one line
+};
+
+// {"worker", "device", "attempt", "reason"}: a line of workers.jsonl, and of
+// kbuild optimize --json's "worker_failures".
+nlohmann::json WorkerFailureJson(const WorkerFailure& failure);
+// "worker 1 (GPU 5) while judging a0004: <reason>".
+std::string WorkerFailureText(const WorkerFailure& failure);
+
+// Appends one line to <run>/workers.jsonl.
+Status AppendWorkerFailure(FileSystem& fs, const std::filesystem::path& run_dir,
+                           const WorkerFailure& failure);
+// The failures recorded so far (empty without the file; a line cut short by a
+// kill, or one that is not a failure record, is skipped). Exit 2 for a link.
+Expected<std::vector<WorkerFailure>> ReadWorkerFailures(const FileSystem& fs,
+                                                        const std::filesystem::path& run_dir);
+
+// The workers still alive, by index into the run's devices.
+class WorkerPool {
+ public:
+  explicit WorkerPool(std::vector<std::string> devices);
+  int live() const { return static_cast<int>(live_.size()); }
+  const std::vector<int>& live_workers() const { return live_; }
+  const std::string& device(int worker) const { return devices_.at(static_cast<size_t>(worker)); }
+  void Retire(int worker);
+
+ private:
+  std::vector<std::string> devices_;
+  std::vector<int> live_;
+};
+
+// A batch judged by the pool: one result per candidate, in order. A result
+// is nothing when Ctrl-C stopped its evaluation, or when no worker was left
+// to judge it (`workers_gone` then says why; the caller records the results
+// before the first such one and ends the run with it).
+struct BatchOutcome {
+  std::vector<std::optional<Attempt>> results;
+  std::optional<Error> workers_gone;
+};
+
+// Evaluates candidates[i] (attempt folder attempt_dirs[i]) at once, one per
+// live worker (candidates.size() <= pool.live()); a worker failure retires
+// its worker, calls on_failure (which records it) and judges the candidate
+// again on another live worker, up to kMaxWorkerReruns times, after which its
+// result is a `lost` attempt. An error (exit 4 from a child's build, a write
+// failure, or on_failure's) ends the run.
+Expected<BatchOutcome> EvaluateOnWorkers(
+    CandidateEvaluator& evaluator, WorkerPool& pool, const std::vector<Candidate>& candidates,
+    const std::vector<std::filesystem::path>& attempt_dirs,
+    const std::function<Status(const WorkerFailure&)>& on_failure);
+
+}  // namespace kb
