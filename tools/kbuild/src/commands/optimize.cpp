@@ -5,6 +5,8 @@
 // results/optimize-<timestamp>/ (optimize_run.h).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <system_error>
 
@@ -17,6 +19,7 @@
 #include "core/optimize_run.h"
 #include "core/queue_evaluator.h"
 #include "core/report.h"
+#include "core/run_throughput.h"
 #include "core/tune_child.h"
 #include "core/tune_space.h"
 #include "core/tune_workspace.h"
@@ -174,8 +177,11 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
         QueueTimings{.poll_seconds = 2, .lease_seconds = flags.backend.LeaseSeconds()},
         RealQueueClock());
   }
+  const auto started_at = std::chrono::steady_clock::now();
   auto result = queue ? RunOptimize(fs, *proposer, *queue, options)
                       : RunOptimize(fs, *proposer, local, options);
+  const double wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at).count();
   const std::string job_id = backend ? backend->job_id() : "";
   const std::string build_job_id = backend ? backend->build_job_id() : "";
   if (backend) backend->Finish();
@@ -188,6 +194,9 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
                   : fmt::format("best: {} at {:.3f}x the baseline", r.best_id, r.best_score));
   report.Line(fmt::format("{} attempts ({} ok, {} repairs), {} now", t.attempts, t.ok, t.repairs,
                           r.attempted_now));
+  const RunThroughput throughput{r.attempted_now, wall_seconds,
+                                 std::max<int>(1, static_cast<int>(options.worker_devices.size()))};
+  report.Line(ThroughputLine(throughput));
   if (t.with_cost > 0) {
     report.Line(fmt::format("cost: {:.0f} tokens, ${:.2f}, {:.0f} s (reported by {} attempts)",
                             t.cost.tokens, t.cost.usd, t.cost.seconds, t.with_cost));
@@ -210,6 +219,7 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
                     {"ok", t.ok},
                     {"repairs", t.repairs},
                     {"attempted_now", r.attempted_now}};
+  data["throughput"] = ThroughputJson(throughput);
   data["cost"] = {{"reported_by", t.with_cost},
                   {"tokens", t.cost.tokens},
                   {"usd", t.cost.usd},

@@ -4,6 +4,7 @@
 // results/tune-<timestamp>/ (history, summary, heatmap, dispatch header).
 #include <fmt/format.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <system_error>
@@ -13,6 +14,7 @@
 #include "core/harness_targets.h"
 #include "core/kbuild_home.h"
 #include "core/report.h"
+#include "core/run_throughput.h"
 #include "core/tune_finalists.h"
 #include "core/tune_queue.h"
 #include "core/tune_results.h"
@@ -165,7 +167,10 @@ int RunTuneCommand(const GlobalOptions& global, const TuneFlags& flags) {
           RealQueueClock()));
     };
   }
+  const auto started_at = std::chrono::steady_clock::now();
   auto result = RunTune(fs, runner, options);
+  const double wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at).count();
   const std::string job_id = backend ? backend->job_id() : "";
   const std::string build_job_id = backend ? backend->build_job_id() : "";
   if (backend) backend->Finish();
@@ -176,6 +181,10 @@ int RunTuneCommand(const GlobalOptions& global, const TuneFlags& flags) {
   ReportRanking(r, report);
   for (const auto& file : r.files) report.Line("wrote " + file.string());
   report.Line("history: " + (r.run_dir / "history.jsonl").string());
+  // Local variants share the one GPU; queued ones go to --jobs workers at once.
+  const RunThroughput throughput{r.evaluated_now, wall_seconds,
+                                 flags.backend.Queued() ? slurm.tasks : 1};
+  report.Line(ThroughputLine(throughput));
   const std::string resume = ResumeCommand(global, flags, r, options.project_dir);
   if (r.stopped || r.time_up) report.Line("to continue: " + resume);
   auto& data = report.data();
@@ -185,6 +194,7 @@ int RunTuneCommand(const GlobalOptions& global, const TuneFlags& flags) {
   if (!build_job_id.empty()) data["slurm_build_job"] = build_job_id;
   data["baseline"] = r.baseline_id;
   data["counts"] = Counts(r);
+  data["throughput"] = ThroughputJson(throughput);
   data["stopped"] = r.stopped;
   data["time_up"] = r.time_up;
   data["resume"] = resume;
