@@ -69,6 +69,8 @@ class FakeEvaluator final : public CandidateEvaluator {
       std::istringstream in(f.content.substr(at + 8));
       in >> word >> us;
     }
+    const auto slow = device_slowdown.find(slot.gpu.value_or("-"));
+    if (slow != device_slowdown.end()) us *= slow->second;
     a.verdict = VerdictFromWord(word).value_or(AttemptVerdict::kCrashed);
     if (a.verdict == AttemptVerdict::kOk) {
       a.cases = {{"op/large", us, 50, 1e8}, {"op/small", us / 2, 20, 1e6}};
@@ -89,12 +91,13 @@ class FakeEvaluator final : public CandidateEvaluator {
     return nlohmann::json::parse(in);
   }
   std::vector<std::string> calls;
-  std::vector<std::string> profiled;           // "<id> <case>"
-  std::map<std::string, std::string> devices;  // attempt id -> its slot's CUDA_VISIBLE_DEVICES
-  int stop_at = 0;                             // 1-based call that is "killed"; 0 = none
-  std::set<std::string> dead_devices;          // their workers fail ("-": the inherited GPUs)
-  int dies_at_call = 1;                        // from this 1-based call on
-  double hold_seconds = 0;                     // how long each evaluation takes
+  std::vector<std::string> profiled;              // "<id> <case>"
+  std::map<std::string, std::string> devices;     // attempt id -> its slot's CUDA_VISIBLE_DEVICES
+  int stop_at = 0;                                // 1-based call that is "killed"; 0 = none
+  std::set<std::string> dead_devices;             // their workers fail ("-": the inherited GPUs)
+  int dies_at_call = 1;                           // from this 1-based call on
+  std::map<std::string, double> device_slowdown;  // device -> factor on every time it gives
+  double hold_seconds = 0;                        // how long each evaluation takes
   int max_in_flight = 0;
 
  private:
@@ -339,6 +342,52 @@ TEST_F(OptimizeRunTest, AFailedWorkerIsRetiredAndItsCandidateJudgedElsewhere) {
                            return l.find("is judged again on another worker") != std::string::npos;
                          }),
             progress_.end());
+}
+
+// GPU "5" times everything twice as slow as GPU "3". With the baseline timed on each GPU,
+// a0006 (2x the baseline, judged on "5") scores 2x, and the run says the GPUs differ; scored
+// against the one baseline it would score 1x.
+TEST_F(OptimizeRunTest, EachCandidateIsScoredAgainstTheBaselineOfItsOwnGpu) {
+  auto run = [&](bool per_gpu, const std::string& folder) {
+    FakeEvaluator evaluator;
+    evaluator.device_slowdown = {{"5", 2.0}};
+    CommandProposer proposer = Scripted();
+    OptimizeOptions options = Options();
+    options.run_dir = root_ / "project" / "results" / folder;
+    options.worker_devices = {"3", "5"};
+    options.baseline_on_each_worker = per_gpu;
+    fs::remove_all(root_ / "state");
+    fs::create_directories(root_ / "state");
+    auto r = RunOptimize(fs_, proposer, evaluator, options);
+    EXPECT_EQ(evaluator.devices["a0006"], "5");
+    return r;
+  };
+  auto score_of = [](const OptimizeRunResult& r, const std::string& id) {
+    for (const auto& a : r.attempts) {
+      if (a.candidate.id == id) return a.score;
+    }
+    return -1.0;
+  };
+  auto r = run(true, "optimize-per-gpu");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(Verdicts(*r), kExpected);
+  EXPECT_NEAR(score_of(*r, "a0005"), 0.5, 1e-9);
+  EXPECT_NEAR(score_of(*r, "a0006"), 2.0, 1e-9);
+  EXPECT_EQ(r->best_id, "a0006");
+  ASSERT_EQ(r->gpu_baselines.size(), 2u);
+  EXPECT_EQ(r->gpu_baselines[1].device, "5");
+  EXPECT_NEAR(r->gpu_baselines[0].vs_run, 1.0, 1e-9);
+  EXPECT_NEAR(r->gpu_baselines[1].vs_run, 0.5, 1e-9);
+  EXPECT_EQ(GpuBaselinesText(r->gpu_baselines),
+            "GPU 3 1.000x, GPU 5 0.500x; they differ by 100.0%");
+  auto summary = fs_.Read(r->run_dir / "summary.md");
+  ASSERT_TRUE(summary.ok());
+  EXPECT_NE(summary->find("| 1 | 5 | 0.500x |"), std::string::npos) << *summary;
+
+  auto one = run(false, "optimize-one-baseline");
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  EXPECT_NEAR(score_of(*one, "a0006"), 1.0, 1e-9) << "GPU 5's slowness counted against it";
+  EXPECT_TRUE(one->gpu_baselines.empty());
 }
 
 // Both GPUs fail: the run ends with exit 4, having recorded what was judged; --resume on

@@ -94,6 +94,7 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
     if (options.worker_devices.size() > static_cast<size_t>(flags.islands)) {
       options.worker_devices.resize(static_cast<size_t>(flags.islands));
     }
+    options.baseline_on_each_worker = options.worker_devices.size() > 1;
   }
   const SlurmOptions slurm =
       WorkerArrayOptions(flags.backend, static_cast<int>(options.worker_devices.size()));
@@ -202,6 +203,10 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
                             t.cost.tokens, t.cost.usd, t.cost.seconds, t.with_cost));
   }
   if (!r.exhausted.empty()) report.Line("ended before the budget: " + r.exhausted);
+  if (!r.gpu_baselines.empty()) {
+    report.Line("the baseline on each GPU, against the run's: " +
+                GpuBaselinesText(r.gpu_baselines));
+  }
   for (const auto& f : r.worker_failures) report.Line("worker failed: " + WorkerFailureText(f));
   for (const auto& f : r.files) report.Line("wrote " + f.string());
   const std::string at = global.project_dir == "." ? "" : " -C " + global.project_dir.string();
@@ -230,6 +235,11 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
                      {"bench", t.bench_seconds}};
   data["attempts"] = nlohmann::json::array();
   for (const auto& a : r.attempts) data["attempts"].push_back(AttemptSummaryJson(a));
+  data["gpu_baselines"] = nlohmann::json::array();
+  for (const auto& b : r.gpu_baselines) {
+    data["gpu_baselines"].push_back(
+        {{"worker", b.worker}, {"device", b.device}, {"vs_run", b.vs_run}, {"problem", b.problem}});
+  }
   data["worker_failures"] = nlohmann::json::array();
   for (const auto& f : r.worker_failures) data["worker_failures"].push_back(WorkerFailureJson(f));
   data["stopped"] = r.stopped;
@@ -312,7 +322,10 @@ void AddOptimizeCommand(CLI::App& app, const GlobalOptions& global, Invocation& 
       "with --child-timeout. With several GPUs (nvidia-smi -L, or the entries of "
       "CUDA_VISIBLE_DEVICES) one worker per GPU, at most --islands of them, evaluates one "
       "attempt of each island at once, its children seeing only its GPU; the attempts are "
-      "proposed one after the other and recorded in order. A worker that fails rather than its "
+      "proposed one after the other and recorded in order. The baseline is then timed on every "
+      "GPU too, each candidate is scored against the baseline of the GPU that judged it, and "
+      "the run says how far the GPUs agree (summary.md's GPUs, --json's gpu_baselines; past "
+      "3% they are said to differ). A worker that fails rather than its "
       "candidate (a child killed by a signal, or its GPU unusable for tests or benchmarks: exit "
       "4) is retired for the rest of the run, recorded (workers.jsonl, summary.md), and its "
       "candidate judged again on another worker, at most twice more (then lost); with one GPU, "

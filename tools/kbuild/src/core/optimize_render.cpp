@@ -53,6 +53,19 @@ std::string OptimizeSummaryMarkdown(const OptimizeRunResult& r) {
                         m.id, m.from + 1, m.to + 1);
     }
   }
+  if (!r.gpu_baselines.empty()) {
+    md += fmt::format(
+        "\n## GPUs\n\nThe baseline timed on each worker's GPU, against the run's (> 1 is "
+        "faster); each candidate is scored against the baseline of the GPU that judged it. "
+        "They agree within {:.0f}% or are said to differ.\n\n| worker | GPU | baseline vs the "
+        "run's |\n|---|---|---|\n",
+        100 * kGpuBaselineTolerance);
+    for (const auto& b : r.gpu_baselines) {
+      md += fmt::format("| {} | {} | {} |\n", b.worker, b.device,
+                        b.vs_run > 0 ? fmt::format("{:.3f}x", b.vs_run) : OneLine(b.problem));
+    }
+    md += "\n" + GpuBaselinesText(r.gpu_baselines) + "\n";
+  }
   if (!r.worker_failures.empty()) {
     md +=
         "\n## Workers retired\n\nEach failed itself, not its candidate, which was judged "

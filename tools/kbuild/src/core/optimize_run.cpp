@@ -76,6 +76,10 @@ class OptimizeRun {
       Progress("optimize: [baseline] the project as it is");
       if (Status s = EvaluateAndRecord(baseline, 0, std::nullopt); !s || r_.stopped) return s;
     }
+    if (options_.baseline_on_each_worker && pool_.live() > 1 && reference_ &&
+        model_.recorded() < options_.budget) {
+      if (Status s = TimeBaselineOnEachWorker(); !s || r_.stopped) return s;
+    }
     while (model_.recorded() < options_.budget) {
       if (StopSignal() != 0) {
         r_.stopped = true;
@@ -310,7 +314,8 @@ class OptimizeRun {
         r_.stopped = true;
         return {};
       }
-      if (Status s = ScoreAndRecord(p.candidate, p.seconds, p.cost, std::move(*result));
+      if (Status s = ScoreAndRecord(p.candidate, p.seconds, p.cost, std::move(*result),
+                                    evaluated->judged_by[next - 1]);
           !s || r_.stopped) {
         return s;
       }
@@ -361,6 +366,62 @@ class OptimizeRun {
     return ScoreAndRecord(c, propose_seconds, cost, std::move(**evaluated));
   }
 
+  // The baseline timed again on every worker's GPU at once (attempts/baseline/workers/<n>/),
+  // so each candidate is scored against the GPU that judged it, and how far the GPUs agree is
+  // said (r_.gpu_baselines). Not kept: a resumed run times it again.
+  Status TimeBaselineOnEachWorker() {
+    const Attempt* baseline = Find(kOptimizeBaselineId);
+    std::vector<Candidate> copies;
+    std::vector<EvaluationSlot> slots;
+    for (int worker : pool_.live_workers()) {
+      EvaluationSlot slot;
+      slot.worker = worker;
+      slot.gpu = pool_.device(worker);
+      slot.attempt_dir = AttemptDir(kOptimizeBaselineId) / "workers" / std::to_string(worker);
+      copies.push_back(baseline->candidate);
+      slots.push_back(std::move(slot));
+    }
+    Progress(fmt::format("optimize: [baseline] timed on each of the {} GPUs{}", slots.size(),
+                         Elapsed()));
+    auto timed = EvaluateAll(evaluator_, copies, slots);
+    if (!timed) return timed.error();
+    for (size_t j = 0; j < slots.size(); ++j) {
+      std::optional<Attempt>& result = (*timed)[j];
+      if (!result || StopSignal() != 0) {
+        r_.stopped = true;
+        return {};
+      }
+      const int worker = slots[j].worker;
+      GpuBaseline b{worker, pool_.device(worker), 0, ""};
+      if (!result->worker_failure.empty()) {
+        WorkerFailure f{worker, b.device, kOptimizeBaselineId, result->worker_failure};
+        if (Status s = RecordWorkerFailure(f, pool_.live() > 1); !s) return s;
+        pool_.Retire(worker);
+        b.problem = "its worker failed";
+      } else if (result->verdict != AttemptVerdict::kOk) {
+        b.problem = VerdictWord(result->verdict) + ": " + OneLine(result->first_error);
+      } else {
+        Attempt own = *result;
+        own.candidate = baseline->candidate;
+        Attempt named = own;  // ScoreAgainst tells the two apart by id
+        named.candidate.id = "baseline-gpu-" + b.device;
+        b.vs_run = ScoreAgainst(*reference_, named, &b.problem);
+        if (b.vs_run > 0) worker_baselines_[worker] = std::move(own);
+      }
+      r_.gpu_baselines.push_back(std::move(b));
+    }
+    if (pool_.live() == 0) {
+      return MakeError(ExitCode::kEnvironment,
+                       "every worker of this run failed while timing the baseline",
+                       "kbuild doctor says which GPUs work; kbuild optimize --resume " +
+                           r_.run_dir.string() + " goes on");
+    }
+    Progress("optimize: the baseline on each GPU, against the run's: " +
+             GpuBaselinesText(r_.gpu_baselines) +
+             "; each candidate is scored against the baseline of the GPU that judged it");
+    return {};
+  }
+
   // A worker that failed (not its candidate): kept in workers.jsonl and the
   // run's result, and said.
   Status RecordWorkerFailure(const WorkerFailure& f, bool judged_elsewhere) {
@@ -376,15 +437,19 @@ class OptimizeRun {
     return {};
   }
 
-  // The evaluator's verdict of `c`, scored against the baseline, into the history.
+  // The evaluator's verdict of `c`, scored against the baseline (the one `worker`'s GPU
+  // timed, when there is one), into the history.
   Status ScoreAndRecord(const Candidate& c, double propose_seconds,
-                        const std::optional<AttemptCost>& cost, Attempt a) {
+                        const std::optional<AttemptCost>& cost, Attempt a, int worker = -1) {
     a.candidate = c;
     a.propose_seconds = propose_seconds;
     a.cost = cost;
     if (a.verdict == AttemptVerdict::kOk) {
       std::string why;
-      const Attempt& reference = reference_ ? *reference_ : a;  // no baseline: the first ok one
+      const auto own = worker_baselines_.find(worker);
+      const Attempt& reference = own != worker_baselines_.end() ? own->second
+                                 : reference_                   ? *reference_
+                                                                : a;  // the first ok one
       a.score = c.id == reference.candidate.id ? 1.0 : ScoreAgainst(reference, a, &why);
       if (a.score <= 0) {
         a.verdict = AttemptVerdict::kTestFailed;
@@ -460,6 +525,7 @@ class OptimizeRun {
 
  private:
   WorkerPool pool_;
+  std::map<int, Attempt> worker_baselines_;  // worker -> the baseline its GPU timed
   std::optional<Attempt> reference_;
   std::set<std::string> tried_;
   std::map<std::string, std::string> profiles_;  // attempt id -> profile.md

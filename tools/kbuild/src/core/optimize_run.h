@@ -11,6 +11,7 @@
 //                             its evaluation: a resumed run evaluates it again
 //                             instead of asking the proposer again
 //   attempts/<id>/{build,test,bench}.json   the children's documents
+//   attempts/baseline/workers/<n>/  the baseline timed on worker n's GPU (several GPUs)
 //   attempts/<id>/profile.md (+ profile.json)  when <id> became an island's best:
 //                             the context's profile.md of the attempts growing from it
 //   workers.jsonl             workers retired because they failed (not their candidate)
@@ -51,6 +52,10 @@ struct OptimizeOptions {
   // that device alone (CUDA_VISIBLE_DEVICES), on distinct islands (at most
   // `islands` at a time). Fewer than two: one at a time on the inherited GPUs.
   std::vector<std::string> worker_devices;
+  // With two workers or more on this host's GPUs: time the baseline on each
+  // GPU too and score each candidate against its own GPU's baseline (not for
+  // queue workers, which may take any candidate on any host).
+  bool baseline_on_each_worker = false;
   ProposerTask task;  // sources, references, ...; baseline_cases are filled in here
   std::function<void(const std::string&)> progress;
   std::function<double()> seconds_now;  // default steady_clock
@@ -83,6 +88,8 @@ struct OptimizeRunResult {
   // Workers that failed rather than their candidates (workers.jsonl, over resumes);
   // each was retired and its candidate judged again elsewhere.
   std::vector<WorkerFailure> worker_failures;
+  // The baseline as each GPU timed it (baseline_on_each_worker; empty otherwise).
+  std::vector<GpuBaseline> gpu_baselines;
 };
 
 // results/optimize-<stamp> (with -2, -3, ... when taken), not created yet.

@@ -1,5 +1,7 @@
 #include "core/optimize_workers.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "core/history_lines.h"
@@ -41,6 +43,22 @@ std::string WorkerFailureText(const WorkerFailure& f) {
   return WorkerName(f.worker, f.device) + " while judging " + f.attempt + ": " + f.reason;
 }
 
+std::string GpuBaselinesText(const std::vector<GpuBaseline>& baselines) {
+  std::string text;
+  double low = 0, high = 0;
+  for (const auto& b : baselines) {
+    text += (text.empty() ? "" : ", ") + std::string("GPU ") + b.device + " " +
+            (b.vs_run > 0 ? fmt::format("{:.3f}x", b.vs_run) : "failed (" + b.problem + ")");
+    if (b.vs_run <= 0) continue;
+    low = low == 0 ? b.vs_run : std::min(low, b.vs_run);
+    high = std::max(high, b.vs_run);
+  }
+  if (low > 0 && high / low - 1 > kGpuBaselineTolerance) {
+    text += fmt::format("; they differ by {:.1f}%", 100 * (high / low - 1));
+  }
+  return text;
+}
+
 Status AppendWorkerFailure(FileSystem& fs, const fs::path& run_dir, const WorkerFailure& f) {
   return AppendHistoryLine(
       fs, run_dir / kWorkerFailuresFile,
@@ -75,6 +93,7 @@ Expected<BatchOutcome> EvaluateOnWorkers(
     const std::function<Status(const WorkerFailure&)>& on_failure) {
   BatchOutcome outcome;
   outcome.results.resize(candidates.size());
+  outcome.judged_by.assign(candidates.size(), -1);
   std::vector<int> reruns(candidates.size(), 0);
   std::vector<std::string> reasons(candidates.size());
   std::vector<size_t> waiting(candidates.size());  // indices still to judge, in order
@@ -112,6 +131,7 @@ Expected<BatchOutcome> EvaluateOnWorkers(
       std::optional<Attempt>& result = (*evaluated)[j];
       if (!result || result->worker_failure.empty()) {
         stopped = stopped || !result;
+        if (result) outcome.judged_by[i] = slots[j].worker;
         outcome.results[i] = std::move(result);
         continue;
       }

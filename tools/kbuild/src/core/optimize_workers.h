@@ -62,14 +62,34 @@ class WorkerPool {
   std::vector<int> live_;
 };
 
-// A batch judged by the pool: one result per candidate, in order. A result
-// is nothing when Ctrl-C stopped its evaluation, or when no worker was left
-// to judge it (`workers_gone` then says why; the caller records the results
-// before the first such one and ends the run with it).
+// A batch judged by the pool: one result per candidate, in order, and the
+// worker that judged it (-1: none). A result is nothing when Ctrl-C stopped
+// its evaluation, or when no worker was left to judge it (`workers_gone`
+// then says why; the caller records the results before the first such one
+// and ends the run with it).
 struct BatchOutcome {
   std::vector<std::optional<Attempt>> results;
+  std::vector<int> judged_by;
   std::optional<Error> workers_gone;
 };
+
+// The baseline as one worker's GPU timed it, against the run's baseline
+// (timed on the inherited GPUs before the workers start).
+struct GpuBaseline {
+  int worker = 0;
+  std::string device;
+  double vs_run = 0;    // geometric mean of run baseline / this one over the cases; 0 = failed
+  std::string problem;  // why it has no times ("" when vs_run > 0)
+};
+
+// Baselines of GPUs count as consistent within this fraction (kbuild bench
+// --compare's floor): past it the GPUs differ, and scoring each candidate
+// against its own GPU's baseline is what keeps the ranking fair.
+inline constexpr double kGpuBaselineTolerance = 0.03;
+
+// "GPU 3 1.002x, GPU 5 0.498x" and, when two differ past the tolerance,
+// "; they differ by 50.2%".
+std::string GpuBaselinesText(const std::vector<GpuBaseline>& baselines);
 
 // Evaluates candidates[i] (attempt folder attempt_dirs[i]) at once, one per
 // live worker (candidates.size() <= pool.live()); a worker failure retires
