@@ -51,6 +51,7 @@
 # rmsnorm variant on the H200, 32 s a rope one, whose quick tests are longer; the defaults'
 # and the finalists' full suites come on top, 2-3 minutes each for rope) and keeps its
 # summary, heatmap, dispatch header and history.
+# GPU_RUN_SCALE_OUT=1 runs tools/scale_out/run.sh (tune and optimize on one GPU and on all).
 # GPU_RUN_OPTIMIZE (scripted, builtin, or 1 for both) runs kbuild optimize's acceptance
 # (tools/optimize_acceptance/run.sh) and keeps its histories, summaries and check in
 # logs/optimize/. With GPU_RUN_TEMPLATES=none GPU_RUN_SELFTESTS=0 in --trust mode only kbuild's
@@ -356,6 +357,14 @@ if [[ -n "${GPU_RUN_OPTIMIZE:-}" && "${GPU_RUN_OPTIMIZE}" != 0 ]]; then
     bash "$ROOT/tools/optimize_acceptance/run.sh" "$WORK/optimize" "$OUT/optimize" "$part"
 fi
 # ---- end of the kbuild optimize acceptance ----
+
+# GPU_RUN_SCALE_OUT=1: kbuild tune and optimize on one GPU and on all of the host's, a worker's
+# child killed mid-run, the throughput table and its verdicts (tools/scale_out/README.md);
+# longer than one 10-minute call. Results in logs/scale-out/.
+if [[ "${GPU_RUN_SCALE_OUT:-0}" == 1 ]]; then
+  step "kbuild tune and optimize over the host's GPUs" scale-out.log \
+    bash "$ROOT/tools/scale_out/run.sh" "$WORK/scale-out" "$OUT/scale-out"
+fi
 
 # The end-to-end examples (examples/README.md): GPU_RUN_EXAMPLES="qwen3_8b ltx_video" runs each
 # one's run.py (the model with and without our kernels, eager and compiled) with

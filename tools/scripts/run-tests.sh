@@ -17,4 +17,4 @@ ctest --test-dir "$ROOT/_build" --output-on-failure -j2
 echo "== end-to-end, peer-worker and peer-benchmark tests (pytest)"
 cd "$ROOT"
 "$ROOT/.venv/bin/python3" -m pytest -q -rs tools/tests tools/harness/python tools/peer_bench \
-  tools/optimize_acceptance
+  tools/optimize_acceptance tools/scale_out
