@@ -76,8 +76,9 @@ class OptimizeRun {
       Progress("optimize: [baseline] the project as it is");
       if (Status s = EvaluateAndRecord(baseline, 0, std::nullopt); !s || r_.stopped) return s;
     }
-    if (options_.baseline_on_each_worker && pool_.live() > 1 && reference_ &&
-        model_.recorded() < options_.budget) {
+    const Attempt* baseline = Find(kOptimizeBaselineId);
+    if (options_.baseline_on_each_worker && pool_.live() > 1 && baseline &&
+        baseline->verdict == AttemptVerdict::kOk && model_.recorded() < options_.budget) {
       if (Status s = TimeBaselineOnEachWorker(); !s || r_.stopped) return s;
     }
     while (model_.recorded() < options_.budget) {
