@@ -470,6 +470,30 @@ TEST(OptimizeWorkers, ACandidateIsJudgedAgainAtMostTwiceThenLost) {
   EXPECT_FALSE(outcome->workers_gone);
 }
 
+// workers.jsonl is read back on --resume: a line cut short or not a failure is skipped, a
+// planted link is refused (exit 2), never followed.
+TEST_F(OptimizeRunTest, WorkerFailuresReadBackSkipJunkAndRefuseALink) {
+  const fs::path run = root_ / "run";
+  fs::create_directories(run);
+  ASSERT_TRUE(
+      AppendWorkerFailure(fs_, run, {1, "5", "a0002", "kbuild test was killed by signal 9"}));
+  {
+    std::ofstream out(run / kWorkerFailuresFile, std::ios::app);
+    out << "[1, 2]\n{\"worker\": -1, \"reason\": \"x\"}\n{\"worker\": 0, \"rea";
+  }
+  auto read = ReadWorkerFailures(fs_, run);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  ASSERT_EQ(read->size(), 1u);
+  EXPECT_EQ(WorkerFailureText((*read)[0]),
+            "worker 1 (GPU 5) while judging a0002: kbuild test was killed by signal 9");
+  fs::remove(run / kWorkerFailuresFile);
+  std::ofstream(root_ / "elsewhere.jsonl") << "{}\n";
+  fs::create_symlink(root_ / "elsewhere.jsonl", run / kWorkerFailuresFile);
+  auto linked = ReadWorkerFailures(fs_, run);
+  ASSERT_FALSE(linked.ok());
+  EXPECT_EQ(linked.error().code, ExitCode::kUsage);
+}
+
 TEST(OptimizeEvaluator, AKilledChildOrALostGpuIsTheWorkersFailureNotTheCandidates) {
   ChildResult failed;
   ProcessResult killed;
