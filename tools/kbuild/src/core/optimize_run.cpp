@@ -356,12 +356,13 @@ class OptimizeRun {
       return {};
     }
     if (const std::string& why = (*evaluated)->worker_failure; !why.empty()) {
-      // One GPU (or the baseline, on the inherited GPUs): nowhere else to judge it.
-      if (Status s = RecordWorkerFailure({0, "", c.id, why}, false); !s) return s;
+      // One GPU (or the baseline, on the inherited GPUs): nowhere else to judge it, and no
+      // worker to retire (workers.jsonl is for the workers of several GPUs).
       return MakeError(ExitCode::kEnvironment,
-                       "the GPU's worker failed while judging " + c.id + ": " + why +
+                       c.id + " could not be judged: " + why +
                            " (not the candidate's doing); nothing was recorded for it",
-                       "kbuild doctor says whether the GPU works; kbuild optimize --resume " +
+                       "kbuild doctor says whether the GPU works (tests and benchmarks need "
+                       "one); kbuild optimize --resume " +
                            r_.run_dir.string() + " judges " + c.id + " again");
     }
     return ScoreAndRecord(c, propose_seconds, cost, std::move(**evaluated));
