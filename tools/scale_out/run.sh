@@ -95,6 +95,7 @@ tune() {
     > "$OUT/$1.json" 2> "$OUT/$1.log" &
   local run=$!
   for _ in $(seq 600); do
+    kill -0 "$run" 2> /dev/null || break  # it ended (failed) before writing its queue
     if [[ $(runs_of tune) -gt $before ]]; then
       queue="$(newest tune)queue"
       [[ -f "$queue/config.json" ]] && break
