@@ -376,12 +376,9 @@ class OptimizeRun {
     std::vector<Candidate> copies;
     std::vector<EvaluationSlot> slots;
     for (int worker : pool_.live_workers()) {
-      EvaluationSlot slot;
-      slot.worker = worker;
-      slot.gpu = pool_.device(worker);
-      slot.attempt_dir = AttemptDir(kOptimizeBaselineId) / "workers" / std::to_string(worker);
       copies.push_back(baseline->candidate);
-      slots.push_back(std::move(slot));
+      slots.push_back(pool_.SlotFor(
+          worker, AttemptDir(kOptimizeBaselineId) / "workers" / std::to_string(worker)));
     }
     Progress(fmt::format("optimize: [baseline] timed on each of the {} GPUs{}", slots.size(),
                          Elapsed()));
@@ -429,13 +426,11 @@ class OptimizeRun {
   Status RecordWorkerFailure(const WorkerFailure& f, bool judged_elsewhere) {
     if (Status s = AppendWorkerFailure(fs_, r_.run_dir, f); !s) return s;
     r_.worker_failures.push_back(f);
-    Progress(fmt::format("optimize: worker {}{} failed while judging {}: {}; {}", f.worker,
-                         f.device.empty() ? "" : " (GPU " + f.device + ")", f.attempt, f.reason,
-                         judged_elsewhere
-                             ? fmt::format("it is retired; {} is judged again on another worker "
-                                           "(at most {} times)",
-                                           f.attempt, kMaxWorkerReruns)
-                             : std::string("no other worker is left")));
+    Progress("optimize: worker failed: " + WorkerFailureText(f) + "; " +
+             (judged_elsewhere ? fmt::format("it is retired; {} is judged again on another "
+                                             "worker (at most {} times)",
+                                             f.attempt, kMaxWorkerReruns)
+                               : std::string("no other worker is left")));
     return {};
   }
 

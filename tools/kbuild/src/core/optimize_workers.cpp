@@ -83,6 +83,14 @@ WorkerPool::WorkerPool(std::vector<std::string> devices) : devices_(std::move(de
   for (size_t i = 0; i < devices_.size(); ++i) live_.push_back(static_cast<int>(i));
 }
 
+EvaluationSlot WorkerPool::SlotFor(int worker, fs::path attempt_dir) const {
+  EvaluationSlot slot;
+  slot.worker = worker;
+  slot.gpu = device(worker);
+  slot.attempt_dir = std::move(attempt_dir);
+  return slot;
+}
+
 void WorkerPool::Retire(int worker) {
   live_.erase(std::remove(live_.begin(), live_.end(), worker), live_.end());
 }
@@ -115,12 +123,8 @@ Expected<BatchOutcome> EvaluateOnWorkers(
     std::vector<Candidate> batch;
     std::vector<EvaluationSlot> slots;
     for (size_t j = 0; j < round; ++j) {
-      EvaluationSlot slot;
-      slot.worker = pool.live_workers()[j];
-      slot.gpu = pool.device(slot.worker);
-      slot.attempt_dir = attempt_dirs.at(waiting[j]);
       batch.push_back(candidates[waiting[j]]);
-      slots.push_back(std::move(slot));
+      slots.push_back(pool.SlotFor(pool.live_workers()[j], attempt_dirs.at(waiting[j])));
     }
     auto evaluated = EvaluateAll(evaluator, batch, slots);
     if (!evaluated) return evaluated.error();

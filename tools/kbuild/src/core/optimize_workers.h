@@ -55,6 +55,8 @@ class WorkerPool {
   int live() const { return static_cast<int>(live_.size()); }
   const std::vector<int>& live_workers() const { return live_; }
   const std::string& device(int worker) const { return devices_.at(static_cast<size_t>(worker)); }
+  // Where `worker` evaluates: its GPU alone, its own project copy, records in attempt_dir.
+  EvaluationSlot SlotFor(int worker, std::filesystem::path attempt_dir) const;
   void Retire(int worker);
 
  private:
