@@ -103,7 +103,7 @@ Expected<BatchOutcome> EvaluateOnWorkers(
   outcome.results.resize(candidates.size());
   outcome.judged_by.assign(candidates.size(), -1);
   std::vector<int> reruns(candidates.size(), 0);
-  std::vector<std::string> reasons(candidates.size());
+  std::string last_failure;                        // "worker 1 (GPU 5): <reason>"
   std::vector<size_t> waiting(candidates.size());  // indices still to judge, in order
   for (size_t i = 0; i < waiting.size(); ++i) waiting[i] = i;
   while (!waiting.empty()) {
@@ -112,8 +112,7 @@ Expected<BatchOutcome> EvaluateOnWorkers(
       for (size_t i : waiting) ids += (ids.empty() ? "" : ", ") + candidates[i].id;
       outcome.workers_gone = MakeError(
           ExitCode::kEnvironment,
-          "every worker of this run failed; not judged: " + ids +
-              " (last: " + reasons[waiting.front()] + ")",
+          "every worker of this run failed; not judged: " + ids + " (last: " + last_failure + ")",
           "kbuild doctor says which GPUs work; kbuild optimize --resume <run folder> evaluates "
           "the saved candidates again");
       return outcome;
@@ -140,7 +139,7 @@ Expected<BatchOutcome> EvaluateOnWorkers(
         continue;
       }
       const int worker = slots[j].worker;
-      reasons[i] = WorkerName(worker, pool.device(worker)) + ": " + result->worker_failure;
+      last_failure = WorkerName(worker, pool.device(worker)) + ": " + result->worker_failure;
       if (Status s =
               on_failure({worker, pool.device(worker), candidates[i].id, result->worker_failure});
           !s) {
@@ -151,7 +150,7 @@ Expected<BatchOutcome> EvaluateOnWorkers(
         Attempt lost = std::move(*result);
         lost.verdict = AttemptVerdict::kLost;
         lost.first_error =
-            "its workers failed " + std::to_string(reruns[i]) + " times; the last: " + reasons[i];
+            "its workers failed " + std::to_string(reruns[i]) + " times; the last: " + last_failure;
         lost.worker_failure.clear();
         outcome.results[i] = std::move(lost);
         continue;
