@@ -195,6 +195,8 @@ TEST_F(OptimizeRunTest, ScriptedProposerDrivesAWholeRun) {
   EXPECT_EQ(r->totals.with_cost, 8);
   EXPECT_NEAR(r->totals.cost.usd, 4.0, 1e-9);
   EXPECT_EQ(r->totals.repairs, 4);
+  EXPECT_EQ(r->searched_now, 8) << "the attempts after the baseline";
+  EXPECT_GE(r->search_seconds, 0);
   // Run files.
   const fs::path run = r->run_dir;
   for (const char* f :

@@ -99,6 +99,7 @@ TEST_F(TuneRunTest, GridRecordsEveryStageAndRanksOnlyValidVariants) {
   EXPECT_EQ(run->best[0].id, Id("BLOCK=128 VECS=2"));
   EXPECT_FALSE(run->stopped);
   EXPECT_EQ(run->evaluated_now, 5);
+  EXPECT_EQ(run->searched_now, 4) << "the throughput leaves the defaults out";
 
   for (const char* name : {"summary.md", "heatmap.svg", "tuned_config.h"}) {
     EXPECT_TRUE(fs_.Exists(kRun / name)) << name;

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <system_error>
 
@@ -178,11 +177,8 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
         QueueTimings{.poll_seconds = 2, .lease_seconds = flags.backend.LeaseSeconds()},
         RealQueueClock());
   }
-  const auto started_at = std::chrono::steady_clock::now();
   auto result = queue ? RunOptimize(fs, *proposer, *queue, options)
                       : RunOptimize(fs, *proposer, local, options);
-  const double wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at).count();
   const std::string job_id = backend ? backend->job_id() : "";
   const std::string build_job_id = backend ? backend->build_job_id() : "";
   if (backend) backend->Finish();
@@ -195,7 +191,7 @@ int RunOptimizeCommand(const GlobalOptions& global, const OptimizeFlags& flags) 
                   : fmt::format("best: {} at {:.3f}x the baseline", r.best_id, r.best_score));
   report.Line(fmt::format("{} attempts ({} ok, {} repairs), {} now", t.attempts, t.ok, t.repairs,
                           r.attempted_now));
-  const RunThroughput throughput{r.attempted_now, wall_seconds,
+  const RunThroughput throughput{r.searched_now, r.search_seconds,
                                  std::max<int>(1, static_cast<int>(options.worker_devices.size()))};
   report.Line(ThroughputLine(throughput));
   if (t.with_cost > 0) {

@@ -4,7 +4,6 @@
 // results/tune-<timestamp>/ (history, summary, heatmap, dispatch header).
 #include <fmt/format.h>
 
-#include <chrono>
 #include <memory>
 #include <optional>
 #include <system_error>
@@ -167,10 +166,7 @@ int RunTuneCommand(const GlobalOptions& global, const TuneFlags& flags) {
           RealQueueClock()));
     };
   }
-  const auto started_at = std::chrono::steady_clock::now();
   auto result = RunTune(fs, runner, options);
-  const double wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_at).count();
   const std::string job_id = backend ? backend->job_id() : "";
   const std::string build_job_id = backend ? backend->build_job_id() : "";
   if (backend) backend->Finish();
@@ -182,7 +178,7 @@ int RunTuneCommand(const GlobalOptions& global, const TuneFlags& flags) {
   for (const auto& file : r.files) report.Line("wrote " + file.string());
   report.Line("history: " + (r.run_dir / "history.jsonl").string());
   // Local variants share the one GPU; queued ones go to --jobs workers at once.
-  const RunThroughput throughput{r.evaluated_now, wall_seconds,
+  const RunThroughput throughput{r.searched_now, r.search_seconds,
                                  flags.backend.Queued() ? slurm.tasks : 1};
   report.Line(ThroughputLine(throughput));
   const std::string resume = ResumeCommand(global, flags, r, options.project_dir);

@@ -81,6 +81,8 @@ class OptimizeRun {
         baseline->verdict == AttemptVerdict::kOk && model_.recorded() < options_.budget) {
       if (Status s = TimeBaselineOnEachWorker(); !s || r_.stopped) return s;
     }
+    search_start_ = clock_();
+    search_start_recorded_ = r_.attempted_now;
     while (model_.recorded() < options_.budget) {
       if (StopSignal() != 0) {
         r_.stopped = true;
@@ -516,6 +518,13 @@ class OptimizeRun {
   const OptimizeOptions& options_;
 
  public:
+  // What the attempts after the baseline took (RunOptimize reads it when Run returns).
+  void MeasureSearch() {
+    if (search_start_ < 0) return;
+    r_.searched_now = r_.attempted_now - search_start_recorded_;
+    r_.search_seconds = clock_() - search_start_;
+  }
+
   ProposerTask task_;
   OptimizeRunResult& r_;
   IslandModel model_;
@@ -528,6 +537,8 @@ class OptimizeRun {
   std::map<std::string, std::string> profiles_;  // attempt id -> profile.md
   std::function<double()> clock_;
   double start_ = 0;
+  double search_start_ = -1;  // when the attempts after the baseline began; -1: not yet
+  int search_start_recorded_ = 0;
 };
 
 }  // namespace
@@ -570,6 +581,7 @@ Expected<OptimizeRunResult> RunOptimize(FileSystem& fs, Proposer& proposer,
   r.run_dir = options.run_dir;
   OptimizeRun run(fs, proposer, evaluator, options, r);
   if (Status s = run.Run(); !s) return s.error();
+  run.MeasureSearch();
   r.best_id = run.model_.best_id();
   r.best_score = run.model_.best_score();
   r.totals = TotalsOf(r.attempts);

@@ -90,6 +90,10 @@ struct OptimizeRunResult {
   std::vector<WorkerFailure> worker_failures;
   // The baseline as each GPU timed it (baseline_on_each_worker; empty otherwise).
   std::vector<GpuBaseline> gpu_baselines;
+  // The attempts after the baseline (and its timing on each GPU): how many this invocation
+  // recorded and their wall time, the steady rate that more GPUs should multiply.
+  int searched_now = 0;
+  double search_seconds = 0;
 };
 
 // results/optimize-<stamp> (with -2, -3, ... when taken), not created yet.

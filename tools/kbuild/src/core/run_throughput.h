@@ -1,8 +1,9 @@
 // How fast a `kbuild tune` or `kbuild optimize` invocation judged its
-// candidates: what it added to the history over its whole wall time (the
-// baseline or defaults, builds, tests, benchmarks, profiles, the finalists'
-// full suites and waits included), and over how many GPU workers. The number
-// to compare between one GPU and several (`docs/scale-out.md`).
+// candidates once the search was under way: the records its search added
+// (after the baseline or defaults, and optimize's baseline on each GPU;
+// before tune's finalists' full suites) over the search's wall time, and over
+// how many GPU workers. The fixed costs before and after are left out, so this
+// is the rate that more GPUs should multiply (`docs/scale-out.md`).
 #pragma once
 
 #include <fmt/format.h>
@@ -13,8 +14,8 @@
 namespace kb {
 
 struct RunThroughput {
-  int judged = 0;      // history records this invocation added
-  double seconds = 0;  // its wall time
+  int judged = 0;      // history records the search added in this invocation
+  double seconds = 0;  // the search's wall time
   int workers = 1;     // GPU workers judging at once (local GPUs or queue jobs)
   double PerMinute() const { return seconds > 0 ? judged * 60.0 / seconds : 0; }
 };

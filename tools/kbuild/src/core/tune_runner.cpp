@@ -110,7 +110,10 @@ class TuneRun {
                          options_.strategy, evaluator_.AtOnceText(), TestsPlanText(),
                          result_.run_dir.string()));
     phase_start_ = clock_();
+    const int before_search = result_.evaluated_now;
     Status searched = options_.strategy == "evolve" ? Evolve() : EvaluatePlanned();
+    result_.searched_now = result_.evaluated_now - before_search;
+    result_.search_seconds = clock_() - phase_start_;
     if (!searched || result_.stopped) return searched;
     return Finalists();
   }

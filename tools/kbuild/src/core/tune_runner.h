@@ -69,10 +69,14 @@ struct TuneRunResult {
   std::string baseline_id;                  // "" when nothing could be ranked
   TuneRanking ranking;
   std::vector<BucketBest> best;
-  int evaluated_now = 0;                     // variants this invocation added to the history
-  bool stopped = false;                      // Ctrl-C / SIGTERM: resume with --resume run_dir
-  bool time_up = false;                      // --time ran out before the budget
-  int finalists_tested_now = 0;              // full suites this invocation ran on finalists
+  int evaluated_now = 0;         // variants this invocation added to the history
+  bool stopped = false;          // Ctrl-C / SIGTERM: resume with --resume run_dir
+  bool time_up = false;          // --time ran out before the budget
+  int finalists_tested_now = 0;  // full suites this invocation ran on finalists
+  // The search itself (after the defaults, before the finalists' full suites): the variants
+  // it added now and its wall time, the steady rate that more GPUs should multiply.
+  int searched_now = 0;
+  double search_seconds = 0;
   std::vector<std::filesystem::path> files;  // summary.md, heatmap.svg, tuned_config.h
   std::vector<std::string> warnings;
 };
