@@ -1,9 +1,8 @@
 """The scale-out kit without a GPU: check.py's verdicts on made-up run folders (linear enough
-or not, a repeated or lost attempt, GPUs that disagree, the kill recorded or not), run.sh's
-usage and gpu-run.sh's listing of the switch."""
+or not, a repeated or lost attempt, GPUs that disagree, the kill recorded or not) and run.sh's
+usage. gpu-run.sh's switch is listed in tools/tests/scripts/test_gpu_run_modes.py."""
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -101,11 +100,3 @@ def test_run_sh_wants_two_folders():
     r = subprocess.run(["bash", str(HERE / "run.sh")], capture_output=True, text=True)
     assert r.returncode == 2
     assert "usage:" in r.stderr
-
-
-def test_gpu_run_lists_the_switch():
-    env = dict(os.environ, GPU_RUN_SCALE_OUT="1", GPU_RUN_TEMPLATES="none",
-               GPU_RUN_SELFTESTS="0")
-    out = subprocess.run(["bash", str(ROOT / "tools/scripts/gpu-run.sh"), "--trust", "--dry-run"],
-                         env=env, capture_output=True, text=True, check=True).stdout
-    assert "would run: kbuild tune and optimize over the host's GPUs" in out

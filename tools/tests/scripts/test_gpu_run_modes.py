@@ -117,6 +117,12 @@ def test_tune_entries_take_their_own_seconds_else_the_shared_time():
     assert "rmsnorm: kbuild tune --budget 24 --time 300" in s
 
 
+def test_scale_out_runs_its_kit_once():
+    s = steps_env({"GPU_RUN_TEMPLATES": "none", "GPU_RUN_SELFTESTS": "0",
+                   "GPU_RUN_SCALE_OUT": "1"}, "--trust")
+    assert s.count("kbuild tune and optimize over the host's GPUs") == 1
+
+
 def test_an_example_entry_may_add_its_own_arguments():
     s = steps_env({"GPU_RUN_EXAMPLES": "qwen3_8b "
                    "qwen3_8b+--compile-mode=reduce-overhead,--fuse-layer-boundaries"}, "--quick")
