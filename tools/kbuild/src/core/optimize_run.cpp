@@ -302,8 +302,14 @@ class OptimizeRun {
                            candidates.size(), candidates.size() == 1 ? "" : "s", Elapsed()));
     }
     auto evaluated = EvaluateOnWorkers(
-        evaluator_, pool_, candidates, attempt_dirs,
-        [this](const WorkerFailure& f) { return RecordWorkerFailure(f, pool_.live() > 1); });
+        evaluator_, pool_, candidates, attempt_dirs, [this](const WorkerFailure& f) {
+          return RecordWorkerFailure(
+              f, pool_.live() > 1
+                     ? fmt::format("it is retired; {} is judged again on another worker (at "
+                                   "most {} times)",
+                                   f.attempt, kMaxWorkerReruns)
+                     : "no other worker is left");
+        });
     if (!evaluated) return evaluated.error();
     size_t next = 0;
     for (Proposed& p : batch) {
@@ -396,7 +402,10 @@ class OptimizeRun {
       GpuBaseline b{worker, pool_.device(worker), 0, ""};
       if (!result->worker_failure.empty()) {
         WorkerFailure f{worker, b.device, kOptimizeBaselineId, result->worker_failure};
-        if (Status s = RecordWorkerFailure(f, pool_.live() > 1); !s) return s;
+        if (Status s = RecordWorkerFailure(f, "it is retired; its GPU has no baseline of its own");
+            !s) {
+          return s;
+        }
         pool_.Retire(worker);
         b.problem = "its worker failed";
       } else if (result->verdict != AttemptVerdict::kOk) {
@@ -424,15 +433,11 @@ class OptimizeRun {
   }
 
   // A worker that failed (not its candidate): kept in workers.jsonl and the
-  // run's result, and said.
-  Status RecordWorkerFailure(const WorkerFailure& f, bool judged_elsewhere) {
+  // run's result, and said, with what happens next.
+  Status RecordWorkerFailure(const WorkerFailure& f, const std::string& next) {
     if (Status s = AppendWorkerFailure(fs_, r_.run_dir, f); !s) return s;
     r_.worker_failures.push_back(f);
-    Progress("optimize: worker failed: " + WorkerFailureText(f) + "; " +
-             (judged_elsewhere ? fmt::format("it is retired; {} is judged again on another "
-                                             "worker (at most {} times)",
-                                             f.attempt, kMaxWorkerReruns)
-                               : std::string("no other worker is left")));
+    Progress("optimize: worker failed: " + WorkerFailureText(f) + "; " + next);
     return {};
   }
 
