@@ -454,9 +454,11 @@ TEST(OptimizeWorkers, ACandidateIsJudgedAgainAtMostTwiceThenLost) {
   Candidate killer;
   killer.id = "a0001";
   std::vector<WorkerFailure> seen;
+  std::vector<AfterWorkerFailure> said;
   auto outcome = EvaluateOnWorkers(evaluator, pool, {killer}, {fs::path("/tmp/none")},
-                                   [&](const WorkerFailure& f) {
+                                   [&](const WorkerFailure& f, AfterWorkerFailure next) {
                                      seen.push_back(f);
+                                     said.push_back(next);
                                      return Status{};
                                    });
   ASSERT_TRUE(outcome.ok());
@@ -469,8 +471,34 @@ TEST(OptimizeWorkers, ACandidateIsJudgedAgainAtMostTwiceThenLost) {
             std::string::npos)
       << outcome->results[0]->first_error;
   EXPECT_EQ(seen.size(), 3u);
+  EXPECT_EQ(said, (std::vector<AfterWorkerFailure>{AfterWorkerFailure::kJudgedAgain,
+                                                   AfterWorkerFailure::kJudgedAgain,
+                                                   AfterWorkerFailure::kLost}))
+      << "the last failure must not promise another judgement";
   EXPECT_EQ(pool.live_workers(), std::vector<int>{3});
   EXPECT_FALSE(outcome->workers_gone);
+}
+
+// With the last worker failing, the candidate is neither judged again nor lost: the run ends
+// (exit 4) and --resume judges it.
+TEST(OptimizeWorkers, TheLastWorkerFailingLeavesTheCandidateForResume) {
+  FakeEvaluator evaluator;
+  evaluator.dead_devices = {"a", "b"};
+  WorkerPool pool({"a", "b"});
+  Candidate killer;
+  killer.id = "a0001";
+  std::vector<AfterWorkerFailure> said;
+  auto outcome = EvaluateOnWorkers(evaluator, pool, {killer}, {fs::path("/tmp/none")},
+                                   [&](const WorkerFailure&, AfterWorkerFailure next) {
+                                     said.push_back(next);
+                                     return Status{};
+                                   });
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_EQ(said, (std::vector<AfterWorkerFailure>{AfterWorkerFailure::kJudgedAgain,
+                                                   AfterWorkerFailure::kNoWorkerLeft}));
+  EXPECT_FALSE(outcome->results[0]) << "no verdict: the candidate stays saved for --resume";
+  ASSERT_TRUE(outcome->workers_gone);
+  EXPECT_EQ(outcome->workers_gone->code, ExitCode::kEnvironment);
 }
 
 // workers.jsonl is read back on --resume: a line cut short or not a failure is skipped, a

@@ -302,13 +302,23 @@ class OptimizeRun {
                            candidates.size(), candidates.size() == 1 ? "" : "s", Elapsed()));
     }
     auto evaluated = EvaluateOnWorkers(
-        evaluator_, pool_, candidates, attempt_dirs, [this](const WorkerFailure& f) {
-          return RecordWorkerFailure(
-              f, pool_.live() > 1
-                     ? fmt::format("it is retired; {} is judged again on another worker (at "
-                                   "most {} times)",
-                                   f.attempt, kMaxWorkerReruns)
-                     : "no other worker is left");
+        evaluator_, pool_, candidates, attempt_dirs,
+        [this](const WorkerFailure& f, AfterWorkerFailure next) {
+          switch (next) {
+            case AfterWorkerFailure::kJudgedAgain:
+              return RecordWorkerFailure(
+                  f, fmt::format("it is retired; {} is judged again on another worker (at "
+                                 "most {} times)",
+                                 f.attempt, kMaxWorkerReruns));
+            case AfterWorkerFailure::kLost:
+              return RecordWorkerFailure(
+                  f, fmt::format("it is retired; {} is recorded lost (its workers failed {} "
+                                 "times)",
+                                 f.attempt, kMaxWorkerReruns + 1));
+            case AfterWorkerFailure::kNoWorkerLeft:
+              break;
+          }
+          return RecordWorkerFailure(f, "no other worker is left");
         });
     if (!evaluated) return evaluated.error();
     size_t next = 0;

@@ -98,7 +98,7 @@ void WorkerPool::Retire(int worker) {
 Expected<BatchOutcome> EvaluateOnWorkers(
     CandidateEvaluator& evaluator, WorkerPool& pool, const std::vector<Candidate>& candidates,
     const std::vector<fs::path>& attempt_dirs,
-    const std::function<Status(const WorkerFailure&)>& on_failure) {
+    const std::function<Status(const WorkerFailure&, AfterWorkerFailure)>& on_failure) {
   BatchOutcome outcome;
   outcome.results.resize(candidates.size());
   outcome.judged_by.assign(candidates.size(), -1);
@@ -140,13 +140,17 @@ Expected<BatchOutcome> EvaluateOnWorkers(
       }
       const int worker = slots[j].worker;
       last_failure = WorkerName(worker, pool.device(worker)) + ": " + result->worker_failure;
-      if (Status s =
-              on_failure({worker, pool.device(worker), candidates[i].id, result->worker_failure});
+      const bool lost = ++reruns[i] > kMaxWorkerReruns;
+      const AfterWorkerFailure next = lost              ? AfterWorkerFailure::kLost
+                                      : pool.live() > 1 ? AfterWorkerFailure::kJudgedAgain
+                                                        : AfterWorkerFailure::kNoWorkerLeft;
+      if (Status s = on_failure(
+              {worker, pool.device(worker), candidates[i].id, result->worker_failure}, next);
           !s) {
         return s.error();
       }
       pool.Retire(worker);
-      if (++reruns[i] > kMaxWorkerReruns) {
+      if (lost) {
         Attempt lost = std::move(*result);
         lost.verdict = AttemptVerdict::kLost;
         lost.first_error =

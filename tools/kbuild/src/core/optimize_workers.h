@@ -93,15 +93,23 @@ inline constexpr double kGpuBaselineTolerance = 0.03;
 // "; they differ by 50.2%".
 std::string GpuBaselinesText(const std::vector<GpuBaseline>& baselines);
 
+// What becomes of the candidate whose worker failed.
+enum class AfterWorkerFailure {
+  kJudgedAgain,   // on another live worker
+  kLost,          // its workers failed more than kMaxWorkerReruns times
+  kNoWorkerLeft,  // the run ends with exit 4; --resume judges it
+};
+
 // Evaluates candidates[i] (attempt folder attempt_dirs[i]) at once, one per
 // live worker (candidates.size() <= pool.live()); a worker failure retires
-// its worker, calls on_failure (which records it) and judges the candidate
-// again on another live worker, up to kMaxWorkerReruns times, after which its
-// result is a `lost` attempt. An error (exit 4 from a child's build, a write
-// failure, or on_failure's) ends the run.
+// its worker, calls on_failure (which records it and says what comes next)
+// and judges the candidate again on another live worker, up to
+// kMaxWorkerReruns times, after which its result is a `lost` attempt. An
+// error (exit 4 from a child's build, a write failure, or on_failure's) ends
+// the run.
 Expected<BatchOutcome> EvaluateOnWorkers(
     CandidateEvaluator& evaluator, WorkerPool& pool, const std::vector<Candidate>& candidates,
     const std::vector<std::filesystem::path>& attempt_dirs,
-    const std::function<Status(const WorkerFailure&)>& on_failure);
+    const std::function<Status(const WorkerFailure&, AfterWorkerFailure)>& on_failure);
 
 }  // namespace kb
