@@ -35,14 +35,15 @@ __device__ __forceinline__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float v) {
   return __float2bfloat16_rn(v);
 }
 
-// A/B knob, off by default: Get reads a bf16 element from its 32-bit word
-// (Bf16PairElement). Bit-identical values; fewer instructions (ptxas, CUDA
-// 13.0, sm_90a): the bf16 block path with 2 vectors a thread of layer_norm
-// 568 -> 512, rms_norm 336 -> 304, softmax 408 -> 376, registers unchanged;
-// 3-10% over each template's bf16 kernels. Where the norm ops' SM
-// throughput, not DRAM, sets the pace (ncu: 60% for layer_norm 4096x4096),
-// the instructions are the time. Waiting for the GPU
-// (results/h200-2026-12-05/README.md).
+// Knob, off unless a kernel's .cu defines it first (layer_norm.cu does): Get
+// reads a bf16 element from its 32-bit word (Bf16PairElement).
+// Bit-identical values; fewer instructions (ptxas, CUDA 13.0, sm_90a): the
+// bf16 block path with 2 vectors a thread of layer_norm 568 -> 512, rms_norm
+// 336 -> 304, softmax 408 -> 376, registers unchanged. H100, 2026-12-05
+// (results/h100-2026-12-05 run E): layer_norm bf16 1.3% faster (geomean of
+// 24 cases, up to 5.5%), softmax 0.8%; rms_norm 0.5% over two interleaved
+// rounds but its split rows (4096x2047) 6% slower in both, so not the
+// library's rule.
 #ifndef VEC_BF16_WORD_UNPACK
 #define VEC_BF16_WORD_UNPACK 0
 #endif
