@@ -68,8 +68,12 @@
 # benchmarks a template's project again with those macros (kbuild --define), after its default
 # build: a tune knob tried beside the default (FILTER: the bench's --filter, no spaces; notest:
 # bench only; the tests take the template's GPU_RUN_TEST_FILTERS entry, as the default's do).
-# A knob that wins becomes the default once tools/peer_bench/sass_diff.py finds the new default
-# build identical to the tested knob build (--rev-a <tested commit> -a NAME=1 --expect-identical).
+# GPU_RUN_AB_ROUNDS=N (default 1) benchmarks the default build and the variants N times,
+# interleaved (bench-<template>[-<macros>]-round<r>), and ab-<template>.md sets each variant
+# against the default round by round (tools/peer_bench/ab_rounds.py): a gain that one round
+# shows may be the machine's drift. A knob that wins becomes the default once
+# tools/peer_bench/sass_diff.py finds the new default build identical to the tested knob build
+# (--rev-a <tested commit> -a NAME=1 --expect-identical).
 # Templates, and each GPU_RUN_DEFINES variant in a project of its own, are built on the CPUs in
 # parallel while the GPU steps before them run (GPU_RUN_PREBUILD=0: one at a time, in each
 # template's step, the variants rebuilding the template's project).
@@ -118,6 +122,8 @@ SWEEP="${GPU_RUN_SWEEP:-$SWEEP}" KBUILD_SELFTESTS="${GPU_RUN_SELFTESTS:-$KBUILD_
 WORKER_TESTS="${GPU_RUN_WORKER_TESTS:-$KBUILD_SELFTESTS}" TESTS="${GPU_RUN_TESTS:-$TESTS}"
 PROBE="${GPU_RUN_PROBE:-$PROBE}" FEATURES="${GPU_RUN_FEATURES:-$FEATURES}"
 GRAPH_BENCH="${GPU_RUN_GRAPH_BENCH:-0}" PROFILE="${GPU_RUN_PROFILE:-0}"
+AB_ROUNDS="${GPU_RUN_AB_ROUNDS:-1}"
+[[ "$AB_ROUNDS" =~ ^[1-9][0-9]?$ ]] || { echo "GPU_RUN_AB_ROUNDS must be 1-99" >&2; exit 2; }
 declare -A TEST_FILTER=() BENCH_FILTER=()
 for entry in ${GPU_RUN_TEST_FILTERS:-}; do TEST_FILTER["${entry%%=*}"]="${entry#*=}"; done
 for entry in ${GPU_RUN_BENCH_FILTERS:-}; do BENCH_FILTER["${entry%%=*}"]="${entry#*=}"; done
@@ -130,6 +136,18 @@ if [[ $DRY == 0 ]]; then
   mkdir -p "$FINAL_OUT" "$WORK"; rm -rf "$OUT"; mkdir -p "$OUT"; : > "$SUMMARY"
 fi
 export PYTHONUNBUFFERED=1 KBUILD_HOME="$ROOT" KBUILD_CACHE_DIR="$WORK/cache"
+
+# bench_into TEMPLATE NAME PROJECT ARGS...: kbuild bench ARGS of PROJECT, its table and JSON
+# kept as NAME.md and NAME.json (a NAME ending in -round<r> names the step's round).
+bench_into() {
+  local t="$1" name="$2" proj="$3" round=""; shift 3
+  [[ "$name" =~ -round([0-9]+)$ ]] && round=" (round ${BASH_REMATCH[1]})"
+  step "$t: kbuild bench${*:+ $*}$round" "$t.log" kbuild -C "$proj" bench "$@"
+  if [[ $DRY == 0 ]]; then
+    for ext in md json; do cp "$proj/results/latest.$ext" "$OUT/$name.$ext" 2>/dev/null; done
+  fi
+  return 0
+}
 
 # step NAME LOGFILE CMD...: runs CMD, logs it, records status and seconds in the summary.
 step() {
@@ -282,11 +300,11 @@ if [[ $TEMPLATES == 1 ]]; then
     [[ $TESTS == 1 && " ${GPU_RUN_TEST_TEMPLATES:-$t} " == *" $t "* ]] && \
       step "$t: kbuild test${filter:+ --filter $filter}" "$t.log" \
       kbuild -C "$proj" test ${filter:+--filter "$filter"}
+    bfilter="${BENCH_FILTER[$t]:-}" benched=0
     if [[ $BENCHES == 1 && " ${GPU_RUN_BENCH_TEMPLATES:-$t} " == *" $t "* ]]; then
-      bfilter="${BENCH_FILTER[$t]:-}"
-      step "$t: kbuild bench${bfilter:+ --filter $bfilter}" "$t.log" \
-        kbuild -C "$proj" bench ${bfilter:+--filter "$bfilter"}
-      for ext in md json svg; do cp "$proj/results/latest.$ext" "$OUT/bench-$t.$ext" 2>/dev/null; done
+      benched=1
+      bench_into "$t" "bench-$t" "$proj" ${bfilter:+--filter "$bfilter"}
+      cp "$proj/results/latest.svg" "$OUT/bench-$t.svg" 2>/dev/null
       if [[ $GRAPH_BENCH == 1 || " $GRAPH_BENCH " == *" $t "* ]]; then
         step "$t: kbuild bench --graph" "$t.log" kbuild -C "$proj" bench --graph
         for ext in md json; do cp "$proj/results/latest.$ext" "$OUT/bench-$t-graph.$ext" 2>/dev/null; done
@@ -306,6 +324,10 @@ if [[ $TEMPLATES == 1 ]]; then
     done
     # The template built with other macros (GPU_RUN_DEFINES), tested and benchmarked beside
     # the default build above (in its own project when prebuilt): bench-<template>-<macros>.
+    # With GPU_RUN_AB_ROUNDS=N the default's bench and the variants' run N times, interleaved
+    # (bench-<template>[-<macros>]-round<r> from the second round), and ab-<template>.md
+    # (tools/peer_bench/ab_rounds.py) sets each variant against the default round by round.
+    variants=() vprojects=()
     for entry in ${GPU_RUN_DEFINES:-}; do
       IFS=: read -r dt defs dfilter dtest <<< "$entry"
       [[ "$dt" == "$t" ]] || continue
@@ -315,17 +337,25 @@ if [[ $TEMPLATES == 1 ]]; then
         dproj="$WORK/proj-$vname"
         step "$t: build ${dargs[*]}" "$t.log" bash -c "$(waited_build "$vname")" || continue
       fi
+      variants+=("$entry") vprojects+=("$dproj")
       [[ $TESTS == 1 && "$dtest" != notest ]] && \
         step "$t: kbuild test ${dargs[*]}${filter:+ --filter $filter}" "$t.log" \
         kbuild -C "$dproj" test "${dargs[@]}" ${filter:+--filter "$filter"}
-      if [[ $BENCHES == 1 ]]; then
-        step "$t: kbuild bench ${dargs[*]}${dfilter:+ --filter $dfilter}" "$t.log" \
-          kbuild -C "$dproj" bench "${dargs[@]}" ${dfilter:+--filter "$dfilter"}
-        for ext in md json; do
-          cp "$dproj/results/latest.$ext" "$OUT/bench-$t-${defs//,/-}.$ext" 2>/dev/null
-        done
-      fi
+      [[ $BENCHES == 1 ]] && \
+        bench_into "$t" "bench-$t-${defs//,/-}" "$dproj" "${dargs[@]}" ${dfilter:+--filter "$dfilter"}
     done
+    [[ $benched == 1 && ${#variants[@]} -gt 0 ]] || continue
+    for ((round = 2; round <= AB_ROUNDS; round++)); do
+      bench_into "$t" "bench-$t-round$round" "$proj" ${bfilter:+--filter "$bfilter"}
+      for i in "${!variants[@]}"; do
+        IFS=: read -r dt defs dfilter dtest <<< "${variants[$i]}"
+        dargs=(); for d in ${defs//,/ }; do dargs+=(--define "$d"); done
+        bench_into "$t" "bench-$t-${defs//,/-}-round$round" "${vprojects[$i]}" "${dargs[@]}" \
+          ${dfilter:+--filter "$dfilter"}
+      done
+    done
+    step "$t: A/B table (ab-$t.md)" "$t.log" bash -c "python3 \
+      '$ROOT/tools/peer_bench/ab_rounds.py' '$OUT' '$t' > '$OUT/ab-$t.md'"
   done
 fi
 

@@ -162,3 +162,31 @@ def test_each_define_variant_of_a_run_template_builds_in_a_project_of_its_own():
     assert "layernorm: kbuild bench --define A=1 --define B=2 --filter 2688x2048" in s
     assert "layernorm: kbuild test --define A=1" in s
     assert not any("C=1" in step for step in s)
+
+
+def test_ab_rounds_repeat_the_default_and_each_variant_bench_interleaved():
+    env = {"GPU_RUN_TEMPLATES": "rmsnorm layernorm", "GPU_RUN_SELFTESTS": "0",
+           "GPU_RUN_TESTS": "0", "GPU_RUN_BENCH_TEMPLATES": "rmsnorm",
+           "GPU_RUN_BENCH_FILTERS": "rmsnorm=bf16", "GPU_RUN_AB_ROUNDS": "3",
+           "GPU_RUN_DEFINES": "rmsnorm:A=1:bf16:notest rmsnorm:A=0,B=2 layernorm:C=1"}
+    s = steps_env(env, "--trust")
+    rms = [step for step in s if step.startswith("rmsnorm: kbuild bench") or "A/B" in step]
+    assert rms == [
+        "rmsnorm: kbuild bench --filter bf16",
+        "rmsnorm: kbuild bench --define A=1 --filter bf16",
+        "rmsnorm: kbuild bench --define A=0 --define B=2",
+        *[step for r in (2, 3) for step in (
+            f"rmsnorm: kbuild bench --filter bf16 (round {r})",
+            f"rmsnorm: kbuild bench --define A=1 --filter bf16 (round {r})",
+            f"rmsnorm: kbuild bench --define A=0 --define B=2 (round {r})")],
+        "rmsnorm: A/B table (ab-rmsnorm.md)"]
+    # layernorm's default is not benchmarked (GPU_RUN_BENCH_TEMPLATES): one round, no table
+    assert [step for step in s if step.startswith("layernorm: kbuild bench")] == [
+        "layernorm: kbuild bench --define C=1"]
+    assert not any(step.startswith("layernorm: A/B") for step in s)
+
+
+def test_ab_rounds_must_be_a_small_positive_number():
+    r = subprocess.run(["bash", str(SCRIPT), "--trust", "--dry-run"], capture_output=True,
+                       text=True, env={**os.environ, "GPU_RUN_AB_ROUNDS": "0"})
+    assert r.returncode == 2 and "GPU_RUN_AB_ROUNDS must be 1-99" in r.stderr
