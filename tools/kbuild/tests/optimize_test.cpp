@@ -475,6 +475,8 @@ TEST(OptimizeWorkers, ACandidateIsJudgedAgainAtMostTwiceThenLost) {
                                                    AfterWorkerFailure::kJudgedAgain,
                                                    AfterWorkerFailure::kLost}))
       << "the last failure must not promise another judgement";
+  EXPECT_EQ(AfterWorkerFailureText(said.back(), "a0001"),
+            "it is retired; a0001 is recorded lost (its workers failed 3 times)");
   EXPECT_EQ(pool.live_workers(), std::vector<int>{3});
   EXPECT_FALSE(outcome->workers_gone);
 }

@@ -301,25 +301,11 @@ class OptimizeRun {
       Progress(fmt::format("optimize: evaluating {} candidate{} at once, one per GPU{}",
                            candidates.size(), candidates.size() == 1 ? "" : "s", Elapsed()));
     }
-    auto evaluated = EvaluateOnWorkers(
-        evaluator_, pool_, candidates, attempt_dirs,
-        [this](const WorkerFailure& f, AfterWorkerFailure next) {
-          switch (next) {
-            case AfterWorkerFailure::kJudgedAgain:
-              return RecordWorkerFailure(
-                  f, fmt::format("it is retired; {} is judged again on another worker (at "
-                                 "most {} times)",
-                                 f.attempt, kMaxWorkerReruns));
-            case AfterWorkerFailure::kLost:
-              return RecordWorkerFailure(
-                  f, fmt::format("it is retired; {} is recorded lost (its workers failed {} "
-                                 "times)",
-                                 f.attempt, kMaxWorkerReruns + 1));
-            case AfterWorkerFailure::kNoWorkerLeft:
-              break;
-          }
-          return RecordWorkerFailure(f, "no other worker is left");
-        });
+    auto evaluated =
+        EvaluateOnWorkers(evaluator_, pool_, candidates, attempt_dirs,
+                          [this](const WorkerFailure& f, AfterWorkerFailure next) {
+                            return RecordWorkerFailure(f, AfterWorkerFailureText(next, f.attempt));
+                          });
     if (!evaluated) return evaluated.error();
     size_t next = 0;
     for (Proposed& p : batch) {

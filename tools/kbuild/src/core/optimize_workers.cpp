@@ -43,6 +43,20 @@ std::string WorkerFailureText(const WorkerFailure& f) {
   return WorkerName(f.worker, f.device) + " while judging " + f.attempt + ": " + f.reason;
 }
 
+std::string AfterWorkerFailureText(AfterWorkerFailure next, const std::string& attempt) {
+  switch (next) {
+    case AfterWorkerFailure::kJudgedAgain:
+      return fmt::format("it is retired; {} is judged again on another worker (at most {} times)",
+                         attempt, kMaxWorkerReruns);
+    case AfterWorkerFailure::kLost:
+      return fmt::format("it is retired; {} is recorded lost (its workers failed {} times)",
+                         attempt, kMaxWorkerReruns + 1);
+    case AfterWorkerFailure::kNoWorkerLeft:
+      break;
+  }
+  return "no other worker is left";
+}
+
 std::string GpuBaselinesText(const std::vector<GpuBaseline>& baselines) {
   std::string text;
   double low = 0, high = 0;

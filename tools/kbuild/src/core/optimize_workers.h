@@ -100,6 +100,11 @@ enum class AfterWorkerFailure {
   kNoWorkerLeft,  // the run ends with exit 4; --resume judges it
 };
 
+// What the progress line says comes next: "it is retired; a0004 is judged
+// again on another worker (at most 2 times)", "... is recorded lost ...",
+// "no other worker is left".
+std::string AfterWorkerFailureText(AfterWorkerFailure next, const std::string& attempt);
+
 // Evaluates candidates[i] (attempt folder attempt_dirs[i]) at once, one per
 // live worker (candidates.size() <= pool.live()); a worker failure retires
 // its worker, calls on_failure (which records it and says what comes next)
