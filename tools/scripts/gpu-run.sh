@@ -322,12 +322,12 @@ if [[ $TEMPLATES == 1 ]]; then
         --section MemoryWorkloadAnalysis --section WarpStateStats python3 \
         '$ROOT/tools/peer_bench/ncu_beside_peers.py' --job \"\$job\""
     done
-    # The template built with other macros (GPU_RUN_DEFINES), tested and benchmarked beside
+    # The template built with other macros (GPU_RUN_DEFINES), tested, then benchmarked beside
     # the default build above (in its own project when prebuilt): bench-<template>-<macros>.
     # With GPU_RUN_AB_ROUNDS=N the default's bench and the variants' run N times, interleaved
     # (bench-<template>[-<macros>]-round<r> from the second round), and ab-<template>.md
     # (tools/peer_bench/ab_rounds.py) sets each variant against the default round by round.
-    variants=() vprojects=()
+    variants=() vdefines=() vprojects=() vfilters=()
     for entry in ${GPU_RUN_DEFINES:-}; do
       IFS=: read -r dt defs dfilter dtest <<< "$entry"
       [[ "$dt" == "$t" ]] || continue
@@ -337,25 +337,28 @@ if [[ $TEMPLATES == 1 ]]; then
         dproj="$WORK/proj-$vname"
         step "$t: build ${dargs[*]}" "$t.log" bash -c "$(waited_build "$vname")" || continue
       fi
-      variants+=("$entry") vprojects+=("$dproj")
       [[ $TESTS == 1 && "$dtest" != notest ]] && \
         step "$t: kbuild test ${dargs[*]}${filter:+ --filter $filter}" "$t.log" \
         kbuild -C "$dproj" test "${dargs[@]}" ${filter:+--filter "$filter"}
-      [[ $BENCHES == 1 ]] && \
-        bench_into "$t" "bench-$t-${defs//,/-}" "$dproj" "${dargs[@]}" ${dfilter:+--filter "$dfilter"}
+      # macros and filters hold no spaces: the --define words are split again below
+      variants+=("${defs//,/-}") vdefines+=("${dargs[*]}") vprojects+=("$dproj")
+      vfilters+=("$dfilter")
     done
-    [[ $benched == 1 && ${#variants[@]} -gt 0 ]] || continue
-    for ((round = 2; round <= AB_ROUNDS; round++)); do
-      bench_into "$t" "bench-$t-round$round" "$proj" ${bfilter:+--filter "$bfilter"}
+    for ((round = 1; round <= AB_ROUNDS && BENCHES == 1; round++)); do
+      suffix="" && ((round > 1)) && suffix="-round$round"
+      if ((round > 1)); then
+        [[ $benched == 1 ]] || break
+        bench_into "$t" "bench-$t$suffix" "$proj" ${bfilter:+--filter "$bfilter"}
+      fi
       for i in "${!variants[@]}"; do
-        IFS=: read -r dt defs dfilter dtest <<< "${variants[$i]}"
-        dargs=(); for d in ${defs//,/ }; do dargs+=(--define "$d"); done
-        bench_into "$t" "bench-$t-${defs//,/-}-round$round" "${vprojects[$i]}" "${dargs[@]}" \
-          ${dfilter:+--filter "$dfilter"}
+        # shellcheck disable=SC2086
+        bench_into "$t" "bench-$t-${variants[$i]}$suffix" "${vprojects[$i]}" ${vdefines[$i]} \
+          ${vfilters[$i]:+--filter "${vfilters[$i]}"}
       done
     done
-    step "$t: A/B table (ab-$t.md)" "$t.log" bash -c "python3 \
-      '$ROOT/tools/peer_bench/ab_rounds.py' '$OUT' '$t' > '$OUT/ab-$t.md'"
+    [[ $benched == 1 && ${#variants[@]} -gt 0 ]] && \
+      step "$t: A/B table (ab-$t.md)" "$t.log" bash -c "python3 \
+        '$ROOT/tools/peer_bench/ab_rounds.py' '$OUT' '$t' > '$OUT/ab-$t.md'"
   done
 fi
 
