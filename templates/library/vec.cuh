@@ -41,7 +41,7 @@ __device__ __forceinline__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float v) {
 // bf16 block path with 2 vectors a thread of layer_norm 568 -> 512, rms_norm
 // 336 -> 304, softmax 408 -> 376, registers unchanged. H100, 2026-12-05
 // (results/h100-2026-12-05 run E): layer_norm bf16 1.3% faster (geomean of
-// 24 cases, up to 5.5%), softmax 0.8%; rms_norm 0.5% over two interleaved
+// 20 cases, up to 5.5%), softmax 0.5%; rms_norm 0.5% over two interleaved
 // rounds but its split rows (4096x2047) 6% slower in both, so not the
 // library's rule.
 #ifndef VEC_BF16_WORD_UNPACK

@@ -31,9 +31,9 @@
 
 // bf16 elements are read from their 32-bit word (common/vec.cuh): fewer
 // instructions (the 4096-wide block path 568 -> 512), the same values. H100,
-// 2026-12-05 (results/h100-2026-12-05 run E): 20 of 24 bf16 cases faster,
+// 2026-12-05 (results/h100-2026-12-05 run E): 18 of 20 timed bf16 cases faster,
 // 2688x2048 11.28 -> 10.66 us, 4096x4096 23.92 -> 23.42 (0.98x -> 1.00x
-// Liger), 8192 rows and up within 0.2%. Before any include: vec.cuh reads it
+// Liger), 8192 rows and up within 0.3%. Before any include: vec.cuh reads it
 // (`--define VEC_BF16_WORD_UNPACK=0` turns it off).
 #ifndef VEC_BF16_WORD_UNPACK
 #define VEC_BF16_WORD_UNPACK 1
