@@ -86,6 +86,8 @@ def drift(runs):
 
 def table(default, variant, name):
     rounds = sorted(set(default) & set(variant))
+    if not rounds:
+        return f"## {name}\n\nno round timed both builds"
     a = {r: cases_of(default[r]) for r in rounds}
     b = {r: cases_of(variant[r]) for r in rounds}
     lines = [f"## {name} ({len(rounds)} round{'s' if len(rounds) != 1 else ''})", "",

@@ -69,3 +69,10 @@ def test_no_default_bench_is_exit_2(tmp_path, capsys):
     bench(tmp_path / "bench-rmsnorm-KNOB=1.json", 1, 10.0)
     assert ab_rounds.main([str(tmp_path), "rmsnorm"]) == 2
     assert "no bench-rmsnorm.json" in capsys.readouterr().err
+
+
+def test_a_variant_without_a_round_of_the_default_is_said_not_compared(tmp_path, capsys):
+    bench(tmp_path / "bench-rmsnorm.json", 0, 10.0)
+    bench(tmp_path / "bench-rmsnorm-KNOB=1-round2.json", 1, 10.0)  # its round 1 failed
+    assert ab_rounds.main([str(tmp_path), "rmsnorm"]) == 0
+    assert "## KNOB=1\n\nno round timed both builds" in capsys.readouterr().out
