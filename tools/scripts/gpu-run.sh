@@ -306,8 +306,7 @@ if [[ $TEMPLATES == 1 ]]; then
       bench_into "$t" "bench-$t" "$proj" ${bfilter:+--filter "$bfilter"}
       cp "$proj/results/latest.svg" "$OUT/bench-$t.svg" 2>/dev/null
       if [[ $GRAPH_BENCH == 1 || " $GRAPH_BENCH " == *" $t "* ]]; then
-        step "$t: kbuild bench --graph" "$t.log" kbuild -C "$proj" bench --graph
-        for ext in md json; do cp "$proj/results/latest.$ext" "$OUT/bench-$t-graph.$ext" 2>/dev/null; done
+        bench_into "$t" "bench-$t-graph" "$proj" --graph
       fi
     fi
     # Our kernel and the peers' under ncu, side by side, for the cases GPU_RUN_NCU_PEERS names
