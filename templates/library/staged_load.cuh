@@ -28,8 +28,10 @@ constexpr bool kCopiesToShared = sizeof(Vec<T, V>) % 4 == 0;
 // their unstaged kernel instead.
 constexpr size_t kDefaultDynamicSmemBytes = 48 * 1024;
 
-// Copies one vector from global memory into `slot` in shared memory.
-template <typename T, int V>
+// Copies one vector from global memory into `slot` in shared memory;
+// kReadOnce: a source no thread reads again, whose L2 lines go first with
+// VEC_READ_ONCE_EVICT_FIRST (vec.cuh).
+template <typename T, int V, bool kReadOnce = false>
 __device__ __forceinline__ void CopyToShared(Vec<T, V>* slot, const T* source) {
   constexpr int kChunk = sizeof(Vec<T, V>) < 16 ? sizeof(Vec<T, V>) : 16;
   static_assert(kChunk == 4 || kChunk == 8 || kChunk == 16, "cp.async copies 4, 8 or 16 bytes");
@@ -37,9 +39,16 @@ __device__ __forceinline__ void CopyToShared(Vec<T, V>* slot, const T* source) {
   const auto* from = reinterpret_cast<const char*>(source);
 #pragma unroll
   for (int c = 0; c < static_cast<int>(sizeof(Vec<T, V>)) / kChunk; ++c) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(to + c * kChunk),
-                 "l"(from + c * kChunk), "n"(kChunk)
-                 : "memory");
+    if constexpr (kReadOnce && VEC_READ_ONCE_EVICT_FIRST) {
+      asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], %2, %3;" ::"r"(
+                       to + c * kChunk),
+                   "l"(from + c * kChunk), "n"(kChunk), "l"(ReadOncePolicy())
+                   : "memory");
+    } else {
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(to + c * kChunk),
+                   "l"(from + c * kChunk), "n"(kChunk)
+                   : "memory");
+    }
   }
 }
 

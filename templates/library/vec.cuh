@@ -75,6 +75,45 @@ struct alignas(sizeof(T) * N) Vec {
   }
 };
 
+// Knob, off by default: LoadReadOnceIf asks L2 to evict the vector's line
+// first (createpolicy L2::evict_first, as Triton's evict_first loads), so a
+// kernel's output rather than its dead input stays in L2 for the next
+// kernel. Off, LoadReadOnceIf is the plain load.
+#ifndef VEC_READ_ONCE_EVICT_FIRST
+#define VEC_READ_ONCE_EVICT_FIRST 0
+#endif
+
+// out = *p where `guard` holds, for a 16-byte vector that this kernel reads
+// once (a row held in registers); out is left as it was elsewhere. With the
+// knob the guard is the load's own predicate: ptxas does not predicate an
+// asm statement behind a branch, and a branch around each load cost 8
+// instructions a vector. Volatile keeps the load after WaitForPreviousKernel
+// (overlap.cuh), whose wait the compiler cannot relate to an asm load.
+// The L2 policy of LoadReadOnceIf and of CopyToShared's read-once copies
+// (staged_load.cuh): its lines are evicted first.
+__device__ __forceinline__ uint64_t ReadOncePolicy() {
+  uint64_t policy;
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  return policy;
+}
+
+template <typename T, int N>
+__device__ __forceinline__ void LoadReadOnceIf(bool guard, const Vec<T, N>* p,
+                                               Vec<T, N>& out) {
+  if constexpr (VEC_READ_ONCE_EVICT_FIRST && sizeof(Vec<T, N>) == 16) {
+    uint32_t w[4];
+    memcpy(w, &out, sizeof(w));
+    asm volatile(
+        "{\n .reg .pred g;\n setp.ne.b32 g, %4, 0;\n"
+        " @g ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%5], %6;\n}"
+        : "+r"(w[0]), "+r"(w[1]), "+r"(w[2]), "+r"(w[3])
+        : "r"(static_cast<int>(guard)), "l"(p), "l"(ReadOncePolicy()));
+    memcpy(&out, w, sizeof(out));
+  } else {
+    if (guard) out = *p;
+  }
+}
+
 // Weight i as a float: 1 without a weight (nullptr).
 template <typename W>
 __device__ __forceinline__ float WeightAt(const W* w, int64_t i) {

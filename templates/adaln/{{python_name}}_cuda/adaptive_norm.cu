@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
                                    staged);
     }
   }
-  LoadHeldVectors<V, kSplit>(x_row, span, s.first, s.step, r);
+  LoadHeldVectors<V, kSplit, /*kReadOnce=*/true>(x_row, span, s.first, s.step, r);
   if constexpr (kRead == ModulationRead::kHeld) {
     LoadHeldModulation<W, V>(RowOf<W>(scale, s.row, tokens_divisor, tokens),
                              RowOf<W>(shift, s.row, tokens_divisor, tokens), s, span, held);

@@ -147,8 +147,9 @@ __device__ __forceinline__ void StageModulation(const W* scale_row, const W* shi
                                                 void* staged) {
   ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
     const int64_t offset = static_cast<int64_t>(idx) * V;  // aligned: no head
-    CopyToShared<W, V>(ModulationSlot<W, V, kVecs>(staged, 0, k), scale_row + offset);
-    CopyToShared<W, V>(ModulationSlot<W, V, kVecs>(staged, 1, k), shift_row + offset);
+    // Per-token rows (the only ones staged): each is read by one row.
+    CopyToShared<W, V, true>(ModulationSlot<W, V, kVecs>(staged, 0, k), scale_row + offset);
+    CopyToShared<W, V, true>(ModulationSlot<W, V, kVecs>(staged, 1, k), shift_row + offset);
   });
   CommitCopies();
 }
