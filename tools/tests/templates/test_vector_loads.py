@@ -46,10 +46,12 @@ def rendered(source: Path, into: Path) -> Path:
     return folder / source.name
 
 
-def ptx_of(nvcc: str, unit: Path) -> str:
+def ptx_of(nvcc: str, unit: Path, defines=()) -> str:
+    """The unit's PTX for sm_90a, with -D for each NAME=VALUE of `defines`."""
     ptx = unit.with_suffix(".ptx")
-    built = subprocess.run([nvcc, "-std=c++17", "-O3", "-arch=sm_90a", "-ptx", str(unit),
-                            "-o", str(ptx)], capture_output=True, text=True)
+    built = subprocess.run([nvcc, "-std=c++17", "-O3", "-arch=sm_90a",
+                            *(f"-D{d}" for d in defines), "-ptx", str(unit), "-o", str(ptx)],
+                           capture_output=True, text=True)
     assert built.returncode == 0, f"{unit.name}: {built.stderr[-3000:]}"
     return ptx.read_text()
 

@@ -1,0 +1,55 @@
+"""VEC_READ_ONCE_EVICT_FIRST (templates/library/vec.cuh) changes only the cache policy of loads.
+
+With the knob, softmax's held x rows are read by `ld.global.nc...L2::cache_hint` under a
+`createpolicy ... L2::evict_first` policy. Those loads are asm statements, which the compiler
+cannot relate to the overlapped launch's `griddepcontrol.wait`; read before it, they could see
+the previous kernel's output unfinished. So every kernel that has them must wait first. Without
+the knob no load carries a cache hint. No GPU needed: nvcc compiles softmax.cu to PTX here.
+
+Run: .venv/bin/python -m pytest tools/tests/templates/test_read_once_loads.py
+"""
+
+import re
+
+import pytest
+
+from test_vector_loads import ENTRY, TEMPLATES, demangled, find_nvcc, ptx_of, rendered
+
+HINTED_LOAD = "ld.global.nc.L1::no_allocate.L2::cache_hint"
+WAIT = "griddepcontrol.wait"
+WIDE_HELD = re.compile(r"Softmax(Register|HeldCluster)Kernel<(float, 4|__nv_bfloat16, 8|__half, 8),")
+
+
+def softmax_ptx(tmp_path, defines=()):
+    nvcc = find_nvcc()
+    if nvcc is None:
+        pytest.skip("no nvcc on this machine")
+    (source,) = TEMPLATES.glob("softmax/{{python_name}}_cuda/softmax.cu")
+    return ptx_of(nvcc, rendered(source, tmp_path), defines)
+
+
+def kernels(ptx: str):
+    """(demangled name, body) of each kernel entry."""
+    entries = [(m.group(1), m.group(2)) for m in ENTRY.finditer(ptx)]
+    return list(zip(demangled(n for n, _ in entries), (b for _, b in entries)))
+
+
+def test_hinted_loads_come_after_the_wait_for_the_previous_kernel(tmp_path):
+    found = kernels(softmax_ptx(tmp_path, ["VEC_READ_ONCE_EVICT_FIRST=1"]))
+    hinted = [(name, body) for name, body in found if HINTED_LOAD in body]
+    # The register and held-cluster kernels read x through LoadHeldVectors; those of 16-byte
+    # vectors take the hint (narrower vectors stay plain loads).
+    wide_held = [name for name, _ in found if WIDE_HELD.search(name)]
+    assert wide_held and sorted(wide_held) == sorted(name for name, _ in hinted)
+    early = [name[:160] for name, body in hinted
+             if WAIT not in body or body.index(WAIT) > body.index(HINTED_LOAD)]
+    assert not early, "hinted loads before griddepcontrol.wait:\n" + "\n".join(early)
+    unpoliced = [name[:160] for name, body in hinted
+                 if "createpolicy.fractional.L2::evict_first" not in body]
+    assert not unpoliced, "hinted loads without the evict-first policy:\n" + "\n".join(unpoliced)
+
+
+def test_without_the_knob_no_load_carries_a_cache_hint(tmp_path):
+    ptx = softmax_ptx(tmp_path)
+    assert ".entry" in ptx
+    assert "cache_hint" not in ptx and "createpolicy" not in ptx
