@@ -83,12 +83,6 @@ struct alignas(sizeof(T) * N) Vec {
 #define VEC_READ_ONCE_EVICT_FIRST 0
 #endif
 
-// out = *p where `guard` holds, for a 16-byte vector that this kernel reads
-// once (a row held in registers); out is left as it was elsewhere. With the
-// knob the guard is the load's own predicate: ptxas does not predicate an
-// asm statement behind a branch, and a branch around each load cost 8
-// instructions a vector. Volatile keeps the load after WaitForPreviousKernel
-// (overlap.cuh), whose wait the compiler cannot relate to an asm load.
 // The L2 policy of LoadReadOnceIf and of CopyToShared's read-once copies
 // (staged_load.cuh): its lines are evicted first.
 __device__ __forceinline__ uint64_t ReadOncePolicy() {
@@ -97,6 +91,12 @@ __device__ __forceinline__ uint64_t ReadOncePolicy() {
   return policy;
 }
 
+// out = *p where `guard` holds, for a 16-byte vector that this kernel reads
+// once (a row held in registers); out is left as it was elsewhere. With the
+// knob the guard is the load's own predicate: ptxas does not predicate an
+// asm statement behind a branch, and a branch around each load cost 8
+// instructions a vector. Volatile keeps the load after WaitForPreviousKernel
+// (overlap.cuh), whose wait the compiler cannot relate to an asm load.
 template <typename T, int N>
 __device__ __forceinline__ void LoadReadOnceIf(bool guard, const Vec<T, N>* p,
                                                Vec<T, N>& out) {

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from test_vector_loads import ENTRY, TEMPLATES, demangled, find_nvcc, ptx_of, rendered
+from test_vector_loads import TEMPLATES, find_nvcc, kernels, ptx_of, rendered
 
 HINTED_LOAD = "ld.global.nc.L1::no_allocate.L2::cache_hint"
 WAIT = "griddepcontrol.wait"
@@ -26,12 +26,6 @@ def softmax_ptx(tmp_path, defines=()):
         pytest.skip("no nvcc on this machine")
     (source,) = TEMPLATES.glob("softmax/{{python_name}}_cuda/softmax.cu")
     return ptx_of(nvcc, rendered(source, tmp_path), defines)
-
-
-def kernels(ptx: str):
-    """(demangled name, body) of each kernel entry."""
-    entries = [(m.group(1), m.group(2)) for m in ENTRY.finditer(ptx)]
-    return list(zip(demangled(n for n, _ in entries), (b for _, b in entries)))
 
 
 def test_hinted_loads_come_after_the_wait_for_the_previous_kernel(tmp_path):

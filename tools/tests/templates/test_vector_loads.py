@@ -64,11 +64,16 @@ def demangled(names):
     return out.stdout.splitlines()
 
 
+def kernels(ptx: str):
+    """(demangled name, body) of each kernel entry of a PTX file."""
+    entries = [(m.group(1), m.group(2)) for m in ENTRY.finditer(ptx)]
+    return list(zip(demangled(n for n, _ in entries), (b for _, b in entries)))
+
+
 def element_loading_kernels(ptx: str):
     """Aligned kernels (no `true` template argument) with a 16-byte vector read one by one."""
-    entries = [(m.group(1), m.group(2)) for m in ENTRY.finditer(ptx)]
     found = []
-    for name, (_, body) in zip(demangled(n for n, _ in entries), entries):
+    for name, body in kernels(ptx):
         if "true" in name:
             continue
         vectors = element_read_vectors(body)
