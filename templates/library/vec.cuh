@@ -114,6 +114,23 @@ __device__ __forceinline__ void LoadReadOnceIf(bool guard, const Vec<T, N>* p,
   }
 }
 
+// *p for a 16-byte vector this kernel reads once and every thread reads
+// (an elementwise op's inputs): LoadReadOnceIf without the guard.
+template <typename T, int N>
+__device__ __forceinline__ Vec<T, N> LoadReadOnce(const Vec<T, N>* p) {
+  if constexpr (VEC_READ_ONCE_EVICT_FIRST && sizeof(Vec<T, N>) == 16) {
+    uint32_t w[4];
+    asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])
+                 : "l"(p), "l"(ReadOncePolicy()));
+    Vec<T, N> out;
+    memcpy(&out, w, sizeof(out));
+    return out;
+  } else {
+    return *p;
+  }
+}
+
 // Weight i as a float: 1 without a weight (nullptr).
 template <typename W>
 __device__ __forceinline__ float WeightAt(const W* w, int64_t i) {

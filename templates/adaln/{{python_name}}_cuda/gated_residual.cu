@@ -69,8 +69,8 @@ __global__ void __launch_bounds__(kGatedThreads)
     float g[V];
     LoadWeights<W, V, !kSplit>(gate_row, span.head + static_cast<int64_t>(idx) * V, g);
     // By value: bound to references, nvcc read x and y one element at a time (8 scalar loads).
-    const Vec<T, V> xv = *BodyVector<V, kSplit>(x_row, span, idx);
-    const Vec<T, V> yv = *BodyVector<V, kSplit>(y_row, span, idx);
+    const Vec<T, V> xv = LoadReadOnce(BodyVector<V, kSplit>(x_row, span, idx));
+    const Vec<T, V> yv = LoadReadOnce(BodyVector<V, kSplit>(y_row, span, idx));
     *BodyVector<V, kSplit>(out_row, span, idx) = GatedSum<T, W, V>(xv, yv, g);
   }
   if (part == 0) {

@@ -135,8 +135,8 @@ struct GatedOp {
 
   template <int V, bool kSplit>
   __device__ __forceinline__ Loaded<V> Load(int64_t row, const RowSpan& span, int idx) const {
-    return {*BodyVector<V, kSplit>(gate + row * gate_stride, span, idx),
-            *BodyVector<V, kSplit>(up + row * up_stride, span, idx)};
+    return {LoadReadOnce(BodyVector<V, kSplit>(gate + row * gate_stride, span, idx)),
+            LoadReadOnce(BodyVector<V, kSplit>(up + row * up_stride, span, idx))};
   }
 
   template <int V, bool kSplit>
