@@ -30,19 +30,19 @@ __device__ __forceinline__ void ForEachHeldVector(const RowSpan& span,
   }
 }
 
-// Reads the body vectors this thread holds into r; kReadOnce: a row no
-// thread reads again (x, not a weight every row shares), loaded with
-// LoadReadOnceIf (vec.cuh).
-template <int V, bool kSplit, bool kReadOnce = false, typename T, int kVecs>
+// Reads the body vectors this thread holds into r; kEvictFirst (for a row no
+// thread reads again: x, not a weight every row shares): LoadReadOnceIf's
+// evict-first loads (vec.cuh).
+template <int V, bool kSplit, bool kEvictFirst = false, typename T, int kVecs>
 __device__ __forceinline__ void LoadHeldVectors(const T* row,
                                                 const RowSpan& span, int first,
                                                 int lanes,
                                                 Vec<T, V> (&r)[kVecs]) {
-  if constexpr (kReadOnce && VEC_READ_ONCE_EVICT_FIRST) {  // else: the plain loads' code
+  if constexpr (kEvictFirst) {  // else: the plain loads' code
 #pragma unroll
     for (int k = 0; k < kVecs; ++k) {
       const int idx = first + k * lanes;  // ForEachHeldVector's slots
-      LoadReadOnceIf(idx < span.body, BodyVector<V, kSplit>(row, span, idx), r[k]);
+      LoadReadOnceIf<true>(idx < span.body, BodyVector<V, kSplit>(row, span, idx), r[k]);
     }
   } else {
     ForEachHeldVector<kVecs>(span, first, lanes, [&](int k, int idx) {

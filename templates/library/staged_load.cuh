@@ -29,9 +29,9 @@ constexpr bool kCopiesToShared = sizeof(Vec<T, V>) % 4 == 0;
 constexpr size_t kDefaultDynamicSmemBytes = 48 * 1024;
 
 // Copies one vector from global memory into `slot` in shared memory;
-// kReadOnce: a source no thread reads again, whose L2 lines go first with
-// VEC_READ_ONCE_EVICT_FIRST (vec.cuh).
-template <typename T, int V, bool kReadOnce = false>
+// kEvictFirst (for a source no thread reads again): its L2 lines go first,
+// as vec.cuh's read-once loads.
+template <typename T, int V, bool kEvictFirst = false>
 __device__ __forceinline__ void CopyToShared(Vec<T, V>* slot, const T* source) {
   constexpr int kChunk = sizeof(Vec<T, V>) < 16 ? sizeof(Vec<T, V>) : 16;
   static_assert(kChunk == 4 || kChunk == 8 || kChunk == 16, "cp.async copies 4, 8 or 16 bytes");
@@ -39,7 +39,7 @@ __device__ __forceinline__ void CopyToShared(Vec<T, V>* slot, const T* source) {
   const auto* from = reinterpret_cast<const char*>(source);
 #pragma unroll
   for (int c = 0; c < static_cast<int>(sizeof(Vec<T, V>)) / kChunk; ++c) {
-    if constexpr (kReadOnce && VEC_READ_ONCE_EVICT_FIRST) {
+    if constexpr (kEvictFirst) {
       asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], %2, %3;" ::"r"(
                        to + c * kChunk),
                    "l"(from + c * kChunk), "n"(kChunk), "l"(ReadOncePolicy())

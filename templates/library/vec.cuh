@@ -75,10 +75,13 @@ struct alignas(sizeof(T) * N) Vec {
   }
 };
 
-// Knob, off by default: LoadReadOnceIf asks L2 to evict the vector's line
-// first (createpolicy L2::evict_first, as Triton's evict_first loads), so a
-// kernel's output rather than its dead input stays in L2 for the next
-// kernel. Off, LoadReadOnceIf is the plain load.
+// Read-once loads (LoadReadOnceIf, LoadReadOnce) with kEvictFirst ask L2 to
+// evict the vector's line first (createpolicy L2::evict_first, as Triton's
+// evict_first loads), so a kernel's output rather than its dead input stays
+// in L2 for the next kernel; without it they are plain loads. Where that
+// pays depends on the launch's bytes (launch.cuh's EvictReadsFirstPays).
+// Knob, off by default: VEC_READ_ONCE_EVICT_FIRST=1 makes kEvictFirst the
+// default, so every read-once load hints (2-3% slower on outputs past L2).
 #ifndef VEC_READ_ONCE_EVICT_FIRST
 #define VEC_READ_ONCE_EVICT_FIRST 0
 #endif
@@ -97,10 +100,10 @@ __device__ __forceinline__ uint64_t ReadOncePolicy() {
 // asm statement behind a branch, and a branch around each load cost 8
 // instructions a vector. Volatile keeps the load after WaitForPreviousKernel
 // (overlap.cuh), whose wait the compiler cannot relate to an asm load.
-template <typename T, int N>
+template <bool kEvictFirst = VEC_READ_ONCE_EVICT_FIRST, typename T, int N>
 __device__ __forceinline__ void LoadReadOnceIf(bool guard, const Vec<T, N>* p,
                                                Vec<T, N>& out) {
-  if constexpr (VEC_READ_ONCE_EVICT_FIRST && sizeof(Vec<T, N>) == 16) {
+  if constexpr (kEvictFirst && sizeof(Vec<T, N>) == 16) {
     uint32_t w[4];
     memcpy(w, &out, sizeof(w));
     asm volatile(
@@ -116,9 +119,9 @@ __device__ __forceinline__ void LoadReadOnceIf(bool guard, const Vec<T, N>* p,
 
 // *p for a 16-byte vector this kernel reads once and every thread reads
 // (an elementwise op's inputs): LoadReadOnceIf without the guard.
-template <typename T, int N>
+template <bool kEvictFirst = VEC_READ_ONCE_EVICT_FIRST, typename T, int N>
 __device__ __forceinline__ Vec<T, N> LoadReadOnce(const Vec<T, N>* p) {
-  if constexpr (VEC_READ_ONCE_EVICT_FIRST && sizeof(Vec<T, N>) == 16) {
+  if constexpr (kEvictFirst && sizeof(Vec<T, N>) == 16) {
     uint32_t w[4];
     asm volatile("ld.global.nc.L1::no_allocate.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
                  : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3])

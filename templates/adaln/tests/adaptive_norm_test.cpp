@@ -6,7 +6,8 @@
 // a warp, a block with 1 / 2 / 4 vectors per thread, two passes), odd hidden
 // sizes (rows split into head, body and tail), misaligned x and misaligned
 // modulation rows; then tiny, fp16 near-max and offset (mean >> std) inputs,
-// more than 65,535 rows and more than 2^31 elements, and rejected layouts.
+// more than 65,535 rows and more than 2^31 elements, per-token sizes that read
+// evict-first, and rejected layouts.
 #include <ATen/ATen.h>
 
 #include <string>
@@ -118,6 +119,14 @@ OpSpec OffsetRowsSpec() {
   return spec;
 }
 
+// Per-token rows at sizes that read x and the modulation evict-first.
+OpSpec EvictFirstSpec(const std::string& norm) {
+  OpSpec spec = AdaptiveNormSpec({norm, Modulation::kToken});
+  spec.test = "adaptive_norm " + norm + ", per token, evict-first sizes";
+  spec.cases = EvictFirstCases();
+  return spec;
+}
+
 KB_OP_TEST(AdaptiveNorm, RmsPerSample, AdaptiveNormSpec({"rms", Modulation::kSample}));
 KB_OP_TEST(AdaptiveNorm, RmsPerSample3d, AdaptiveNormSpec({"rms", Modulation::kSample3d}));
 KB_OP_TEST(AdaptiveNorm, RmsPerToken, AdaptiveNormSpec({"rms", Modulation::kToken}));
@@ -134,6 +143,8 @@ KB_OP_TEST(AdaptiveNorm, SplitLayerEveryHeadLength, SplitRowsSpec("layer"));
 KB_OP_TEST(AdaptiveNorm, RmsTinyNearMaxManyRowsAndHuge, InputClassesSpec("rms"));
 KB_OP_TEST(AdaptiveNorm, LayerTinyNearMaxManyRowsAndHuge, InputClassesSpec("layer"));
 KB_OP_TEST(AdaptiveNorm, LayerRowsFarFromZeroMean, OffsetRowsSpec());
+KB_OP_TEST(AdaptiveNorm, RmsPerTokenEvictFirstSizes, EvictFirstSpec("rms"));
+KB_OP_TEST(AdaptiveNorm, LayerPerTokenEvictFirstSizes, EvictFirstSpec("layer"));
 
 TEST(AdaptiveNorm, ViewsOffsetByOneToEightElements) {
   for (const std::string norm : {"rms", "layer"}) {

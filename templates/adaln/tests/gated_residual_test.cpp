@@ -4,7 +4,7 @@
 // fp16 x; odd hidden sizes (rows split into head, body and tail, x, y and
 // out alike), misaligned x / y / gate views, rows of more than 256 vectors
 // (several blocks per row), then tiny, large, > 65,535 rows and > 2^31
-// elements, and rejected layouts.
+// elements, the sizes that read evict-first, and rejected layouts.
 #include <ATen/ATen.h>
 
 #include <string>
@@ -92,6 +92,14 @@ OpSpec InputClassesSpec() {
   return spec;
 }
 
+// Sizes that read x and y (and a per-token gate) evict-first.
+OpSpec EvictFirstSpec(Modulation gate) {
+  OpSpec spec = GatedResidualSpec(gate);
+  spec.test += ", evict-first sizes";
+  spec.cases = EvictFirstCases();
+  return spec;
+}
+
 KB_OP_TEST(GatedResidual, PerSample, GatedResidualSpec(Modulation::kSample));
 KB_OP_TEST(GatedResidual, PerSampleFp32, GatedResidualSpec(Modulation::kSample, true));
 KB_OP_TEST(GatedResidual, PerToken, GatedResidualSpec(Modulation::kToken));
@@ -100,6 +108,8 @@ KB_OP_TEST(GatedResidual, LtxChunkFp32, GatedResidualSpec(Modulation::kChunk, tr
 KB_OP_TEST(GatedResidual, BroadcastRow, GatedResidualSpec(Modulation::kBroadcast));
 KB_OP_TEST(GatedResidual, SplitRowsEveryHeadLength, SplitRowsSpec());
 KB_OP_TEST(GatedResidual, TinyLargeManyRowsAndHuge, InputClassesSpec());
+KB_OP_TEST(GatedResidual, PerSampleEvictFirstSizes, EvictFirstSpec(Modulation::kSample));
+KB_OP_TEST(GatedResidual, PerTokenEvictFirstSizes, EvictFirstSpec(Modulation::kToken));
 
 TEST(GatedResidual, ViewsOffsetByOneToEightElements) {
   for (int64_t offset = 1; offset <= 8; ++offset) {

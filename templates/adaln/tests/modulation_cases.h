@@ -73,6 +73,13 @@ inline std::vector<kb::harness::Case> OffsetViewCases() {
                                 {at::kBFloat16, at::kFloat}, {.offset_view = true});
 }
 
+// LTX-Video launches whose output fits in half of a 50 MB L2 (H100 / H200)
+// and whose traffic does not: they take the evict-first kernels
+// (common/launch.cuh's EvictReadsFirstPays), in bf16 and fp16.
+inline std::vector<kb::harness::Case> EvictFirstCases() {
+  return kb::harness::MakeCases({{1, 6144, 2048}, {2, 2688, 2048}}, {at::kBFloat16, at::kHalf});
+}
+
 // The grid limits (case.h) as one sample of many tokens: more than 65,535
 // rows, and more than 2^31 elements (one case, ~95 GB of GPU memory).
 inline std::vector<kb::harness::Case> GridLimitCases() {

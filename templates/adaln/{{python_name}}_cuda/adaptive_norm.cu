@@ -33,7 +33,9 @@
 // are misaligned where x's are not are read a scalar at a time
 // (common/param_rows.h). LayerNorm reduces twice (sum, then squared
 // deviations): two barriers per row with a block per row; RMSNorm once.
-// Launched overlapped (common/overlap.cuh).
+// Launched overlapped (common/overlap.cuh). Per-token launches whose y fits
+// in half of L2 and whose traffic does not read x and the staged rows
+// evict-first (common/launch.cuh's EvictReadsFirstPays).
 //
 // measured (H200, 2026-12-04, kbuild bench, bf16): RMSNorm per-token 2x6144x2048
 // 48.8 us, 98% of copy, 0.97x torch.compile (results/h200-2026-12-04/run-1356).
@@ -71,8 +73,10 @@ static_assert(ADALN_EARLY_MODULATION >= 0 && ADALN_EARLY_MODULATION <= 2,
 enum class ModulationRead { kAtStore = 0, kHeld = 1, kStaged = 2 };
 constexpr auto kPerTokenRead = static_cast<ModulationRead>(ADALN_EARLY_MODULATION);
 
+// kEvictFirst: x's and the staged rows' reads evict-first (vec.cuh), for
+// launches that EvictReadsFirstPays (launch.cuh).
 template <NormKind kNorm, typename T, typename W, int V, int kVecs, int kGroup, bool kSplit,
-          ModulationRead kRead>
+          ModulationRead kRead, bool kEvictFirst>
 __global__ void __launch_bounds__(kMaxBlockThreads)
     AdaptiveNormRegisterKernel(T* __restrict__ y, const T* __restrict__ x, ParamRows scale,
                                ParamRows shift, int64_t rows, FastDivmod tokens_divisor,
@@ -100,12 +104,12 @@ __global__ void __launch_bounds__(kMaxBlockThreads)
     // Issued before x's loads in the source: the copies wait on the row's division, x's loads
     // on nothing, so ptxas puts x's loads first and unpacks x (waiting for it) after the copies.
     if (s.valid) {
-      StageModulation<W, V, kVecs>(RowOf<W>(scale, s.row, tokens_divisor, tokens),
+      StageModulation<W, V, kVecs, kEvictFirst>(RowOf<W>(scale, s.row, tokens_divisor, tokens),
                                    RowOf<W>(shift, s.row, tokens_divisor, tokens), s, span,
                                    staged);
     }
   }
-  LoadHeldVectors<V, kSplit, /*kReadOnce=*/true>(x_row, span, s.first, s.step, r);
+  LoadHeldVectors<V, kSplit, kEvictFirst>(x_row, span, s.first, s.step, r);
   if constexpr (kRead == ModulationRead::kHeld) {
     LoadHeldModulation<W, V>(RowOf<W>(scale, s.row, tokens_divisor, tokens),
                              RowOf<W>(shift, s.row, tokens_divisor, tokens), s, span, held);
@@ -202,6 +206,10 @@ cudaError_t LaunchAdaptiveNorm(void* y, const void* x, ParamRows scale, ParamRow
   const int row_elems = static_cast<int>(hidden);  // <= 2^30: checked above
   const bool per_token = tokens > 1 && (scale.token_stride != 0 || shift.token_stride != 0);
   const FastDivmod tokens_divisor = TokensDivisor(tokens);
+  // Per token: x and both modulation rows read once, y written.
+  const int64_t y_bytes = rows * hidden * elem;
+  const bool evict_reads_first =
+      per_token && EvictReadsFirstPays(y_bytes + 2 * rows * hidden * DTypeSize(mod_dtype), y_bytes);
 
   return DispatchNorm(norm, [&](auto norm_tag) {
     constexpr NormKind kNorm = decltype(norm_tag)::value;
@@ -212,6 +220,7 @@ cudaError_t LaunchAdaptiveNorm(void* y, const void* x, ParamRows scale, ParamRow
       constexpr bool kSplit = decltype(split)::value;
       // Named here: GCC cannot resolve W inside the nested generic lambda's `if constexpr`.
       constexpr bool kStageable = kCopiesToShared<W, V>;
+      constexpr bool kWideVectors = sizeof(Vec<T, V>) == 16;
       auto* yp = static_cast<T*>(y);
       const auto* xp = static_cast<const T*>(x);
       const dim3 grid(static_cast<unsigned>(l.plan.blocks));
@@ -220,10 +229,13 @@ cudaError_t LaunchAdaptiveNorm(void* y, const void* x, ParamRows scale, ParamRow
           [&](auto vecs, auto group) {
             constexpr int kVecs = decltype(vecs)::value;
             using Read = ModulationRead;
-            const auto launch = [&](auto read, size_t smem) {
+            // The knob's hints everywhere; else only where the rule picks them (staged rows).
+            constexpr std::bool_constant<VEC_READ_ONCE_EVICT_FIRST> knob;
+            const auto launch = [&](auto read, size_t smem, auto evict_first) {
               return LaunchOverlappedWithSmem(
                   AdaptiveNormRegisterKernel<kNorm, T, W, V, kVecs, decltype(group)::value,
-                                             kSplit, decltype(read)::value>,
+                                             kSplit, decltype(read)::value,
+                                             decltype(evict_first)::value>,
                   grid, dim3(l.plan.threads), smem, stream, yp, xp, scale, shift, rows,
                   tokens_divisor, tokens, row_elems, l.access.first_phase, x_row_stride,
                   y_row_stride, l.inv_hidden, eps);
@@ -235,13 +247,18 @@ cudaError_t LaunchAdaptiveNorm(void* y, const void* x, ParamRows scale, ParamRow
                   // Past the default dynamic shared memory of a block: held.
                   const size_t staged = StagedModulationBytes<W, V>(kVecs, l.plan.threads);
                   if (staged <= kDefaultDynamicSmemBytes) {
-                    return launch(std::integral_constant<Read, Read::kStaged>{}, staged);
+                    const std::integral_constant<Read, Read::kStaged> read;
+                    // 16-byte vectors only: the launches big enough for the rule take them.
+                    if constexpr (kWideVectors) {
+                      if (evict_reads_first) return launch(read, staged, std::true_type{});
+                    }
+                    return launch(read, staged, knob);
                   }
                 }
-                return launch(std::integral_constant<Read, Read::kHeld>{}, 0);
+                return launch(std::integral_constant<Read, Read::kHeld>{}, 0, knob);
               }
             }
-            return launch(std::integral_constant<Read, Read::kAtStore>{}, 0);
+            return launch(std::integral_constant<Read, Read::kAtStore>{}, 0, knob);
           },
           [&] {
             return LaunchOverlapped(AdaptiveNormLoopKernel<kNorm, T, W, V, kSplit>, grid,

@@ -17,7 +17,9 @@
 // LTX-Video's hidden 2048 bf16 is one 256-thread block per row. Rows that
 // start off a 16-byte boundary split as in the norms (common/row_span.h);
 // the edge elements go to the row's first block. Launched overlapped
-// (common/overlap.cuh).
+// (common/overlap.cuh). Launches whose out fits in half of L2 and whose
+// traffic does not read x and y evict-first (common/launch.cuh's
+// EvictReadsFirstPays).
 //
 // measured (H200, 2026-12-04, kbuild bench, bf16): 2x6144x2048 36.2 us, 98.5% of
 // copy; 0.98-1.00x torch.compile, the lowest at 1x2688x2048
@@ -48,7 +50,9 @@ __device__ __forceinline__ Vec<T, V> GatedSum(const Vec<T, V>& x, const Vec<T, V
   return out;
 }
 
-template <typename T, typename W, int V, bool kSplit>
+// kEvictFirst: x's and y's reads evict-first (vec.cuh), for launches that
+// EvictReadsFirstPays (launch.cuh).
+template <typename T, typename W, int V, bool kSplit, bool kEvictFirst>
 __global__ void __launch_bounds__(kGatedThreads)
     GatedResidualKernel(T* __restrict__ out, const T* __restrict__ x, const T* __restrict__ y,
                         ParamRows gate, FastDivmod tokens, int hidden, int first_phase,
@@ -69,8 +73,8 @@ __global__ void __launch_bounds__(kGatedThreads)
     float g[V];
     LoadWeights<W, V, !kSplit>(gate_row, span.head + static_cast<int64_t>(idx) * V, g);
     // By value: bound to references, nvcc read x and y one element at a time (8 scalar loads).
-    const Vec<T, V> xv = LoadReadOnce(BodyVector<V, kSplit>(x_row, span, idx));
-    const Vec<T, V> yv = LoadReadOnce(BodyVector<V, kSplit>(y_row, span, idx));
+    const Vec<T, V> xv = LoadReadOnce<kEvictFirst>(BodyVector<V, kSplit>(x_row, span, idx));
+    const Vec<T, V> yv = LoadReadOnce<kEvictFirst>(BodyVector<V, kSplit>(y_row, span, idx));
     *BodyVector<V, kSplit>(out_row, span, idx) = GatedSum<T, W, V>(xv, yv, g);
   }
   if (part == 0) {
@@ -106,17 +110,30 @@ cudaError_t LaunchGatedResidual(void* out, const void* x, const void* y, ParamRo
   if (rows * blocks_per_row > 0x7fffffff) return cudaErrorInvalidConfiguration;
   const dim3 grid(static_cast<unsigned>(rows * blocks_per_row));
   const int row_elems = static_cast<int>(hidden);
+  // x and y read once; a per-token gate too (a per-sample one stays in L2 across its rows).
+  const int64_t out_bytes = rows * hidden * elem;
+  const int64_t gate_bytes = gate.token_stride != 0 ? rows * hidden * DTypeSize(gate_dtype) : 0;
+  const bool evict_reads_first = EvictReadsFirstPays(2 * out_bytes + gate_bytes, out_bytes);
 
   return DispatchRowOp(x_dtype, gate_dtype, access, [&](auto xt, auto wt, auto vc, auto split) {
     using T = typename decltype(xt)::type;
     using W = typename decltype(wt)::type;
     constexpr int V = decltype(vc)::value;
     constexpr bool kSplit = decltype(split)::value;
-    return LaunchOverlapped(GatedResidualKernel<T, W, V, kSplit>, grid, dim3(threads), stream,
-                            static_cast<T*>(out), static_cast<const T*>(x),
-                            static_cast<const T*>(y), gate, TokensDivisor(tokens), row_elems,
-                            access.first_phase, x_row_stride, y_row_stride, out_row_stride,
-                            FastDivmod(static_cast<uint32_t>(blocks_per_row)));
+    const auto launch = [&](auto evict_first) {
+      return LaunchOverlapped(GatedResidualKernel<T, W, V, kSplit, decltype(evict_first)::value>,
+                              grid, dim3(threads), stream, static_cast<T*>(out),
+                              static_cast<const T*>(x), static_cast<const T*>(y), gate,
+                              TokensDivisor(tokens), row_elems, access.first_phase, x_row_stride,
+                              y_row_stride, out_row_stride,
+                              FastDivmod(static_cast<uint32_t>(blocks_per_row)));
+    };
+    // The knob's hints everywhere; else where the rule picks them (16-byte vectors only: the
+    // launches big enough for the rule take them, and only those loads carry the hint).
+    if constexpr (sizeof(Vec<T, V>) == 16) {
+      if (evict_reads_first) return launch(std::true_type{});
+    }
+    return launch(std::bool_constant<VEC_READ_ONCE_EVICT_FIRST>{});
   });
 }
 

@@ -141,15 +141,18 @@ __device__ __forceinline__ Vec<W, V>* ModulationSlot(void* staged, int which, in
   return StageSlot<W, V>(staged, which * kVecs + k);
 }
 
-template <typename W, int V, int kVecs>
+// kEvictFirst: the copies' L2 lines go first (staged_load.cuh).
+template <typename W, int V, int kVecs, bool kEvictFirst>
 __device__ __forceinline__ void StageModulation(const W* scale_row, const W* shift_row,
                                                 const RowSlot& s, const RowSpan& span,
                                                 void* staged) {
   ForEachHeldVector<kVecs>(span, s.first, s.step, [&](int k, int idx) {
     const int64_t offset = static_cast<int64_t>(idx) * V;  // aligned: no head
     // Per-token rows (the only ones staged): each is read by one row.
-    CopyToShared<W, V, true>(ModulationSlot<W, V, kVecs>(staged, 0, k), scale_row + offset);
-    CopyToShared<W, V, true>(ModulationSlot<W, V, kVecs>(staged, 1, k), shift_row + offset);
+    CopyToShared<W, V, kEvictFirst>(ModulationSlot<W, V, kVecs>(staged, 0, k),
+                                    scale_row + offset);
+    CopyToShared<W, V, kEvictFirst>(ModulationSlot<W, V, kVecs>(staged, 1, k),
+                                    shift_row + offset);
   });
   CommitCopies();
 }

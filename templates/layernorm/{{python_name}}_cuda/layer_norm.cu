@@ -154,7 +154,7 @@ __global__ void __launch_bounds__(kMaxBlockThreads,
   AllowNextKernelLaunch();
 
   Vec<T, V> r[kVecs] = {};  // zero-init: lets ptxas keep all in registers
-  LoadHeldVectors<V, kSplit, /*kReadOnce=*/true>(x_row, span, s.first, s.step, r);
+  LoadHeldVectors<V, kSplit, /*kEvictFirst=*/VEC_READ_ONCE_EVICT_FIRST>(x_row, span, s.first, s.step, r);
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, s.first, s.step, edges);
 

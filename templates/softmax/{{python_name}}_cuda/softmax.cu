@@ -146,7 +146,7 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
   AllowNextKernelLaunch();
 
   Vec<T, V> r[kVecs] = {};  // common/held_row.cuh
-  LoadHeldVectors<V, kSplit, /*kReadOnce=*/true>(x_row, held, first, s.step, r);
+  LoadHeldVectors<V, kSplit, /*kEvictFirst=*/VEC_READ_ONCE_EVICT_FIRST>(x_row, held, first, s.step, r);
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, edge_span, s.first, s.step, edges);
   const auto for_each_value = [&](auto&& f) {

@@ -1,10 +1,12 @@
-"""VEC_READ_ONCE_EVICT_FIRST (templates/library/vec.cuh) changes only the cache policy of loads.
+"""Evict-first reads (templates/library/vec.cuh) change only the cache policy of loads.
 
-With the knob, softmax's held x rows are read by `ld.global.nc...L2::cache_hint` under a
+With the knob VEC_READ_ONCE_EVICT_FIRST, softmax's held x rows are read by `ld.global.nc...L2::cache_hint` under a
 `createpolicy ... L2::evict_first` policy. Those loads are asm statements, which the compiler
 cannot relate to the overlapped launch's `griddepcontrol.wait`; read before it, they could see
 the previous kernel's output unfinished. So every kernel that has them must wait first. Without
-the knob no load carries a cache hint. No GPU needed: nvcc compiles softmax.cu to PTX here.
+the knob no load carries a cache hint. Without it, the gated residual's kernels that launch.cuh's
+rule picks (`kEvictFirst` true: 16-byte vectors) carry the hint after the wait, and no other
+kernel does. No GPU needed: nvcc compiles the sources to PTX here.
 
 Run: .venv/bin/python -m pytest tools/tests/templates/test_read_once_loads.py
 """
@@ -20,12 +22,26 @@ WAIT = "griddepcontrol.wait"
 WIDE_HELD = re.compile(r"Softmax(Register|HeldCluster)Kernel<(float, 4|__nv_bfloat16, 8|__half, 8),")
 
 
-def softmax_ptx(tmp_path, defines=()):
+def template_ptx(tmp_path, source_glob, defines=()):
     nvcc = find_nvcc()
     if nvcc is None:
         pytest.skip("no nvcc on this machine")
-    (source,) = TEMPLATES.glob("softmax/{{python_name}}_cuda/softmax.cu")
+    (source,) = TEMPLATES.glob(source_glob)
     return ptx_of(nvcc, rendered(source, tmp_path), defines)
+
+
+def softmax_ptx(tmp_path, defines=()):
+    return template_ptx(tmp_path, "softmax/{{python_name}}_cuda/softmax.cu", defines)
+
+
+def misplaced_hints(found):
+    """Kernels whose hinted loads come before griddepcontrol.wait or lack the evict-first policy."""
+    hinted = [(name, body) for name, body in found if HINTED_LOAD in body]
+    early = [name[:160] for name, body in hinted
+             if WAIT not in body or body.index(WAIT) > body.index(HINTED_LOAD)]
+    unpoliced = [name[:160] for name, body in hinted
+                 if "createpolicy.fractional.L2::evict_first" not in body]
+    return early, unpoliced
 
 
 def test_hinted_loads_come_after_the_wait_for_the_previous_kernel(tmp_path):
@@ -35,11 +51,8 @@ def test_hinted_loads_come_after_the_wait_for_the_previous_kernel(tmp_path):
     # vectors take the hint (narrower vectors stay plain loads).
     wide_held = [name for name, _ in found if WIDE_HELD.search(name)]
     assert wide_held and sorted(wide_held) == sorted(name for name, _ in hinted)
-    early = [name[:160] for name, body in hinted
-             if WAIT not in body or body.index(WAIT) > body.index(HINTED_LOAD)]
+    early, unpoliced = misplaced_hints(found)
     assert not early, "hinted loads before griddepcontrol.wait:\n" + "\n".join(early)
-    unpoliced = [name[:160] for name, body in hinted
-                 if "createpolicy.fractional.L2::evict_first" not in body]
     assert not unpoliced, "hinted loads without the evict-first policy:\n" + "\n".join(unpoliced)
 
 
@@ -47,3 +60,13 @@ def test_without_the_knob_no_load_carries_a_cache_hint(tmp_path):
     ptx = softmax_ptx(tmp_path)
     assert ".entry" in ptx
     assert "cache_hint" not in ptx and "createpolicy" not in ptx
+
+
+def test_the_gated_residuals_evict_first_kernels_alone_carry_the_hint(tmp_path):
+    found = kernels(template_ptx(tmp_path, "adaln/{{python_name}}_cuda/gated_residual.cu"))
+    gated = [(name, body) for name, body in found if "GatedResidualKernel<" in name]
+    evict_first = sorted(name for name, _ in gated if re.search(r", true>\(", name))
+    assert evict_first, "no GatedResidualKernel<..., true> instantiated"
+    assert evict_first == sorted(name for name, body in gated if HINTED_LOAD in body)
+    early, unpoliced = misplaced_hints(gated)
+    assert not early and not unpoliced, early + unpoliced
