@@ -75,7 +75,7 @@ inline int CachedThreadsPerSm() {
   return CachedDeviceAttribute<cudaDevAttrMaxThreadsPerMultiProcessor>(2048);
 }
 
-// L2's bytes (50 MB on H100 / H200); 0 when the query fails.
+// L2's bytes (50 MB on H100, 60 MB on H200); 0 when the query fails.
 inline int64_t CachedL2Bytes() {
   return CachedDeviceAttribute<cudaDevAttrL2CacheSize>(0);
 }

@@ -73,8 +73,8 @@ inline std::vector<kb::harness::Case> OffsetViewCases() {
                                 {at::kBFloat16, at::kFloat}, {.offset_view = true});
 }
 
-// LTX-Video launches whose output fits in half of a 50 MB L2 (H100 / H200)
-// and whose traffic does not: they take the evict-first kernels
+// LTX-Video launches whose output fits in half of L2 and whose traffic does
+// not, on the H100 (50 MB) and the H200 (60 MB): they take the evict-first kernels
 // (common/launch.cuh's EvictReadsFirstPays), in bf16 and fp16.
 inline std::vector<kb::harness::Case> EvictFirstCases() {
   return kb::harness::MakeCases({{1, 6144, 2048}, {2, 2688, 2048}}, {at::kBFloat16, at::kHalf});
