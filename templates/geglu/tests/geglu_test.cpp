@@ -39,6 +39,11 @@ TEST_P(Geglu, ViewsOffsetByOneToEightElements) {
   }
 }
 
+TEST_P(Geglu, EvictFirstSizesInEveryLayout) {
+  ExpectPassesInEveryLayout(
+      [](Layout l) { return gated_test::EvictFirstSpec(Gelu(GetParam()), l); });
+}
+
 TEST_P(Geglu, PairGivenHalvesOfOneTensor) {
   kb::harness::ExpectOpPasses(gated_test::ChunkedPairSpec(Gelu(GetParam())));
 }

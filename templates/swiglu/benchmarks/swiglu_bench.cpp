@@ -9,8 +9,9 @@
 
 namespace {
 
-const std::vector<gated_bench::Shape> kQwen3Mlp = {{1, 12288}, {512, 12288}, {2048, 12288},
-                                                   {8192, 12288}};
+// 1024 tokens: the size whose reads go evict-first (gated_act.cuh).
+const std::vector<gated_bench::Shape> kQwen3Mlp = {{1, 12288},    {512, 12288}, {1024, 12288},
+                                                   {2048, 12288}, {8192, 12288}};
 
 at::Tensor Silu(const at::Tensor& gate) { return at::silu(gate); }
 

@@ -9,7 +9,8 @@
 // every head length over 4099 rows), the model widths (8192, 12288), more
 // rows than the GPU holds at once; offset views (scalars), views 1-8 elements
 // into wider rows, halves of one tensor passed as the pair; tiny and large
-// magnitudes, > 65,535 rows, > 2^31 output elements; rejected layouts.
+// magnitudes, > 65,535 rows, > 2^31 output elements; the sizes that read
+// evict-first; rejected layouts.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -152,6 +153,17 @@ inline OpSpec InputClassesSpec(const GatedOp& g, Layout layout) {
   }
   for (auto& c : kb::harness::MakeCases(kb::harness::ManyRowShapes(), {at::kBFloat16, at::kFloat}))
     spec.cases.push_back(c);
+  return spec;
+}
+
+// 1024 rows of 12288 (a prefill of Qwen3-8B's MLP) in bf16 and fp16: the
+// output fits in half of L2 and the traffic does not, on the H100 (50 MB)
+// and the H200 (60 MB), so these launches read evict-first (common/
+// launch.cuh's EvictReadsFirstPays).
+inline OpSpec EvictFirstSpec(const GatedOp& g, Layout layout) {
+  OpSpec spec = GatedSpec(g, layout);
+  spec.test += " evict-first sizes";
+  spec.cases = kb::harness::MakeCases({{1024, 12288}}, {at::kBFloat16, at::kHalf});
   return spec;
 }
 

@@ -29,6 +29,10 @@ TEST(Swiglu, ViewsOffsetByOneToEightElements) {
   }
 }
 
+TEST(Swiglu, EvictFirstSizesInEveryLayout) {
+  ExpectPassesInEveryLayout([](Layout l) { return gated_test::EvictFirstSpec(kSilu, l); });
+}
+
 KB_OP_TEST(SiluMul, HalvesOfOneTensor, gated_test::ChunkedPairSpec(kSilu));
 KB_OP_TEST(Swiglu, PastTwoToThe31Elements, gated_test::HugeSpec(kSilu));
 

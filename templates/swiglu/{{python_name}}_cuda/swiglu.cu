@@ -11,6 +11,8 @@
 // every tensor alike (two [..., d] tensors of odd d) split into a scalar head,
 // 16-byte body and scalar tail; otherwise (one [..., 2d] tensor of odd d,
 // offset views) the widest vectors every tensor allows, down to scalars.
+// Launches whose output fits in half of L2 and whose traffic does not read
+// gate and up evict-first (common/gated_act.cuh).
 //
 // measured (H200, 2026-12-03, kbuild bench, bf16; results/h200-2026-12-03/run-1915):
 // 8192x12288 138.2 us, 103.7% of copy (two reads to a write), 1.00x

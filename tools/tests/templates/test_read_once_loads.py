@@ -1,12 +1,14 @@
 """Evict-first reads (templates/library/vec.cuh) change only the cache policy of loads.
 
-With the knob VEC_READ_ONCE_EVICT_FIRST, softmax's held x rows are read by `ld.global.nc...L2::cache_hint` under a
-`createpolicy ... L2::evict_first` policy. Those loads are asm statements, which the compiler
-cannot relate to the overlapped launch's `griddepcontrol.wait`; read before it, they could see
-the previous kernel's output unfinished. So every kernel that has them must wait first. Without
-the knob no load carries a cache hint. Without it, the gated residual's kernels that launch.cuh's
-rule picks (`kEvictFirst` true: 16-byte vectors) carry the hint after the wait, and no other
-kernel does. No GPU needed: nvcc compiles the sources to PTX here.
+They are `ld.global.nc...L2::cache_hint` loads under a `createpolicy ... L2::evict_first`
+policy: asm statements, which the compiler cannot relate to the overlapped launch's
+`griddepcontrol.wait`; read before it, they could see the previous kernel's output unfinished.
+So every kernel that has them must wait first, and they must sit exactly where asked:
+- softmax: with the knob VEC_READ_ONCE_EVICT_FIRST on its held 16-byte x rows; without it on
+  no load at all;
+- the gated residual and the gated activations: on the evict-first twins that launch.cuh's
+  rule picks per launch (`kEvictFirst` true), of 16-byte vectors only, and nowhere else.
+No GPU needed: nvcc compiles the sources to PTX here.
 
 Run: .venv/bin/python -m pytest tools/tests/templates/test_read_once_loads.py
 """
@@ -62,11 +64,25 @@ def test_without_the_knob_no_load_carries_a_cache_hint(tmp_path):
     assert "cache_hint" not in ptx and "createpolicy" not in ptx
 
 
+def expect_hints_exactly_on(found, evict_first):
+    """The kernels named in evict_first, and no others, carry well-placed hinted loads."""
+    assert evict_first, "no evict-first kernel instantiated"
+    assert sorted(evict_first) == sorted(name for name, body in found if HINTED_LOAD in body)
+    early, unpoliced = misplaced_hints(found)
+    assert not early and not unpoliced, early + unpoliced
+
+
 def test_the_gated_residuals_evict_first_kernels_alone_carry_the_hint(tmp_path):
     found = kernels(template_ptx(tmp_path, "adaln/{{python_name}}_cuda/gated_residual.cu"))
     gated = [(name, body) for name, body in found if "GatedResidualKernel<" in name]
-    evict_first = sorted(name for name, _ in gated if re.search(r", true>\(", name))
-    assert evict_first, "no GatedResidualKernel<..., true> instantiated"
-    assert evict_first == sorted(name for name, body in gated if HINTED_LOAD in body)
-    early, unpoliced = misplaced_hints(gated)
-    assert not early and not unpoliced, early + unpoliced
+    expect_hints_exactly_on(gated, [name for name, _ in gated if re.search(r", true>\(", name)])
+
+
+def test_the_gated_activations_evict_first_kernels_of_16_byte_vectors_alone_carry_the_hint(
+        tmp_path):
+    found = kernels(template_ptx(tmp_path, "swiglu/{{python_name}}_cuda/swiglu.cu"))
+    # ElementwiseKernel<V, split, GatedOp<T, Silu, true> >: 16-byte vectors are 8 bf16 / fp16
+    # or 4 floats; narrower vectors of the same op stay plain loads.
+    wide = re.compile(r"ElementwiseKernel<(8, \w+, kernels_common::GatedOp<(__nv_bfloat16|__half)"
+                      r"|4, \w+, kernels_common::GatedOp<float), kernels_common::Silu, true>")
+    expect_hints_exactly_on(found, [name for name, _ in found if wide.search(name)])

@@ -114,8 +114,10 @@ struct GeluTanh {
   }
 };
 
-// out[r, j] = Act(gate[r, j]) * up[r, j], rows `*_stride` elements apart.
-template <typename T, typename Act>
+// out[r, j] = Act(gate[r, j]) * up[r, j], rows `*_stride` elements apart;
+// kEvictFirst: gate and up read evict-first (vec.cuh; launch.cuh's
+// EvictReadsFirstPays picks it per launch).
+template <typename T, typename Act, bool kEvictFirst>
 struct GatedOp {
   static constexpr int kUnitsPerStep = Act::kUnitsPerStep;
   static constexpr int kWaves = Act::kWaves;
@@ -135,8 +137,9 @@ struct GatedOp {
 
   template <int V, bool kSplit>
   __device__ __forceinline__ Loaded<V> Load(int64_t row, const RowSpan& span, int idx) const {
-    return {LoadReadOnce(BodyVector<V, kSplit>(gate + row * gate_stride, span, idx)),
-            LoadReadOnce(BodyVector<V, kSplit>(up + row * up_stride, span, idx))};
+    constexpr bool kHint = kEvictFirst || VEC_READ_ONCE_EVICT_FIRST;
+    return {LoadReadOnce<kHint>(BodyVector<V, kSplit>(gate + row * gate_stride, span, idx)),
+            LoadReadOnce<kHint>(BodyVector<V, kSplit>(up + row * up_stride, span, idx))};
   }
 
   template <int V, bool kSplit>
@@ -168,13 +171,19 @@ template <typename Act>
 cudaError_t LaunchGated(void* out, const void* gate, const void* up, DType dtype,
                         int64_t rows, int64_t d, int64_t out_stride, int64_t gate_stride,
                         int64_t up_stride, cudaStream_t stream) {
-  const auto make_op = [&](auto tt) {
-    using T = typename decltype(tt)::type;
-    return GatedOp<T, Act>{static_cast<T*>(out), static_cast<const T*>(gate),
-                           static_cast<const T*>(up), out_stride, gate_stride, up_stride};
+  const auto launch = [&](auto evict_first) {
+    const auto make_op = [&](auto tt) {
+      using T = typename decltype(tt)::type;
+      return GatedOp<T, Act, decltype(evict_first)::value>{
+          static_cast<T*>(out), static_cast<const T*>(gate), static_cast<const T*>(up),
+          out_stride, gate_stride, up_stride};
+    };
+    return LaunchElementwise(dtype, rows, d, stream, make_op, RowTensor{out, out_stride},
+                             RowTensor{gate, gate_stride}, RowTensor{up, up_stride});
   };
-  return LaunchElementwise(dtype, rows, d, stream, make_op, RowTensor{out, out_stride},
-                           RowTensor{gate, gate_stride}, RowTensor{up, up_stride});
+  const int64_t out_bytes = rows * d * DTypeSize(dtype);
+  if (EvictReadsFirstPays(2 * out_bytes, out_bytes)) return launch(std::true_type{});
+  return launch(std::false_type{});
 }
 
 }  // namespace kernels_common
