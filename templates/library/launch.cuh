@@ -85,8 +85,10 @@ inline int64_t CachedL2Bytes() {
 // fits in half of L2 and its traffic does not, L2 then keeps the output (for
 // the next kernel) rather than the dead inputs. Under L2 everything stays
 // anyway; an output past half of L2 gains nothing and the hinted loads cost
-// 2-3%. H100: adaln per-token 1x6144x2048 10% faster, 2x6144x2048 unchanged,
-// swiglu 8192x12288 3% slower (results/h100-2026-12-05, run H).
+// 2-3%. H100 (results/h100-2026-12-06): hinted everywhere, adaln per-token
+// 1x6144x2048 10% faster, 2x6144x2048 unchanged, swiglu 8192x12288 3% slower
+// (run H); by this rule, adaln and the gated residual 3-12% faster where it
+// holds (run I), swiglu 1024x12288 5-6% (run J), the rest the same kernels.
 // EVICT_READS_FIRST_RULE=0 (a knob for A/B runs) never takes them.
 #ifndef EVICT_READS_FIRST_RULE
 #define EVICT_READS_FIRST_RULE 1
