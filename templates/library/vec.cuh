@@ -117,8 +117,8 @@ __device__ __forceinline__ void LoadReadOnceIf(bool guard, const Vec<T, N>* p,
   }
 }
 
-// *p for a 16-byte vector this kernel reads once and every thread reads
-// (an elementwise op's inputs): LoadReadOnceIf without the guard.
+// *p, a vector this kernel reads once: LoadReadOnceIf without the guard
+// (an elementwise op's inputs).
 template <bool kEvictFirst = VEC_READ_ONCE_EVICT_FIRST, typename T, int N>
 __device__ __forceinline__ Vec<T, N> LoadReadOnce(const Vec<T, N>* p) {
   if constexpr (kEvictFirst && sizeof(Vec<T, N>) == 16) {
