@@ -8,10 +8,14 @@ not, its registers, spill bytes, instructions and MUFU.EX2 (exp) count, A -> B.
 
 Two uses: before an A/B knob becomes the default ("the default build is SASS-identical to the
 knob build that was tested on the GPU"), and after a change meant to leave the kernels alone.
+A change that adds a trailing bool template argument (a kernel's twin for one case) renames
+every kernel; --added-arg false compares each of B's kernels whose new argument is false with
+A's kernel of the name without it, and lists the twins (true) as only in B.
 
   python3 tools/peer_bench/sass_diff.py softmax -b SOFTMAX_EXPS_IN_PLACE=1
   python3 tools/peer_bench/sass_diff.py layernorm --rev-a 6756e2e -a LAYER_NORM_EARLY_PARAMS=1
   python3 tools/peer_bench/sass_diff.py softmax --rev-a HEAD --expect-identical
+  python3 tools/peer_bench/sass_diff.py adaln --rev-a HEAD~1 --added-arg false
 
 Exit 0; 1 with --expect-identical when a kernel differs or exists on one side only; 2 on bad
 input; 3 when a side does not compile.
@@ -95,6 +99,32 @@ def build(templates: Path, template: str, macros, work: Path, cuobjdump: str, nv
     return out
 
 
+# A bool template argument's value as the Itanium ABI mangles it (an expression literal).
+MANGLED_BOOL = {"false": "Lb0E", "true": "Lb1E"}
+
+
+def without_added_arg(side_a, side_b, value: str):
+    """side_b with each kernel whose name, less one `value` argument that ends a template
+    argument list (an added trailing argument), names a kernel of side_a (and no other of
+    side_b) renamed to that name; the number renamed."""
+    token = MANGLED_BOOL[value]
+    out, renamed = {}, 0
+    for file, kb in side_b.items():
+        ka = side_a.get(file, {})
+        out[file] = {}
+        for name, kernel in kb.items():
+            target = name
+            if name not in ka:
+                # Followed by the list's closing E: the last argument of its template.
+                ends = [m.start() for m in re.finditer(re.escape(token) + "(?=E)", name)]
+                found = {name[:i] + name[i + len(token):] for i in ends}
+                found = [n for n in found if n in ka and n not in kb and n not in out[file]]
+                if len(found) == 1:
+                    target, renamed = found[0], renamed + 1
+            out[file][target] = kernel
+    return out, renamed
+
+
 def summary(a, b) -> str:
     """registers, spills, instructions and exps, A -> B."""
     def count(k, op):
@@ -143,6 +173,9 @@ def main(argv=None):
     p.add_argument("--repo", type=Path, default=kernel_resources.REPO,
                    help="the repository holding templates/ (default: this one)")
     p.add_argument("--show", type=int, default=40, help="differing kernels listed per file")
+    p.add_argument("--added-arg", choices=sorted(MANGLED_BOOL), metavar="false|true",
+                   help="B's kernels carry one more bool template argument: compare those where "
+                        "it has this value with A's kernel of the name without it")
     p.add_argument("--expect-identical", action="store_true",
                    help="exit 1 when any kernel differs or exists on one side only")
     args = p.parse_args(argv)
@@ -171,6 +204,10 @@ def main(argv=None):
                                cuobjdump, nvcc))
     print(f"A: {args.rev_a or 'working tree'} {' '.join('-D' + m for m in args.a)}".rstrip())
     print(f"B: {args.rev_b or 'working tree'} {' '.join('-D' + m for m in args.b)}".rstrip())
+    if args.added_arg:
+        side_b, renamed = without_added_arg(*sides, args.added_arg)
+        sides = [sides[0], side_b]
+        print(f"B's kernels matched to A's without an added {args.added_arg}: {renamed}")
     differ = compare(*sides, args.show)
     return 1 if differ and args.expect_identical else 0
 

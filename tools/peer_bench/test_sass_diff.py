@@ -79,3 +79,35 @@ def test_bad_input_is_refused_before_compiling(repo, capsys):
         sass_diff.main(["fake", "--repo", str(repo), "--rev-a", "no-such-rev"])
     assert sass_diff.main(["missing", "--repo", str(repo)]) == 2
     assert "no template 'missing' in the working tree" in capsys.readouterr().out
+
+
+def test_an_added_bool_argument_is_matched_to_the_kernel_without_it(repo, capsys):
+    def git(*args):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+    cu = repo / "templates" / "fake" / "{{python_name}}_cuda" / "fake.cu"
+    cu.write_text(KERNELS + "template <int N, bool kSplit> __global__ void Strided(float* y) {\n"
+                  "  y[N] = kSplit ? 4.f : 1.f; }\n"
+                  "template __global__ void Strided<4, false>(float*);\n"
+                  "template __global__ void Strided<4, true>(float*);\n")
+    git("init", "-q")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "kernels")
+    # B: a twin for one case, the old code where the new argument is false.
+    # Strided<4, false, true> less its first false would name A's Strided<4, true>: only a
+    # trailing argument counts.
+    cu.write_text(KERNELS + "template <int N, bool kSplit, bool kTwin> __global__ void Strided(\n"
+                  "    float* y) { y[N] = kTwin ? 2.f : kSplit ? 4.f : 1.f; }\n"
+                  "template __global__ void Strided<4, false, false>(float*);\n"
+                  "template __global__ void Strided<4, true, false>(float*);\n"
+                  "template __global__ void Strided<4, false, true>(float*);\n")
+    code, out = diff(repo, capsys, "--rev-a", "HEAD", "--expect-identical")
+    assert code == 1 and "7 kernels, 2 identical, 0 differ, 2 only in A, 3 only in B" in out
+    code, out = diff(repo, capsys, "--rev-a", "HEAD", "--added-arg", "false")
+    assert "matched to A's without an added false: 2" in out
+    assert "5 kernels, 4 identical, 0 differ, 0 only in A, 1 only in B" in out
+    assert "only in B: Strided<4, false, true>" in out
+    # A changed body under the old name is still caught.
+    cu.write_text(cu.read_text().replace("kSplit ? 4.f : 1.f", "kSplit ? 4.f : 3.f"))
+    code, out = diff(repo, capsys, "--rev-a", "HEAD", "--added-arg", "false")
+    assert "5 kernels, 3 identical, 1 differ, 0 only in A, 1 only in B" in out
