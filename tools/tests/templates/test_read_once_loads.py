@@ -46,30 +46,26 @@ def misplaced_hints(found):
     return early, unpoliced
 
 
-def test_hinted_loads_come_after_the_wait_for_the_previous_kernel(tmp_path):
-    found = kernels(softmax_ptx(tmp_path, ["VEC_READ_ONCE_EVICT_FIRST=1"]))
-    hinted = [(name, body) for name, body in found if HINTED_LOAD in body]
-    # The register and held-cluster kernels read x through LoadHeldVectors; those of 16-byte
-    # vectors take the hint (narrower vectors stay plain loads).
-    wide_held = [name for name, _ in found if WIDE_HELD.search(name)]
-    assert wide_held and sorted(wide_held) == sorted(name for name, _ in hinted)
+def expect_hints_exactly_on(found, evict_first):
+    """The kernels named in evict_first, and no others, carry well-placed hinted loads."""
+    assert evict_first, "no evict-first kernel instantiated"
+    assert sorted(evict_first) == sorted(name for name, body in found if HINTED_LOAD in body)
     early, unpoliced = misplaced_hints(found)
     assert not early, "hinted loads before griddepcontrol.wait:\n" + "\n".join(early)
     assert not unpoliced, "hinted loads without the evict-first policy:\n" + "\n".join(unpoliced)
+
+
+def test_hinted_loads_come_after_the_wait_for_the_previous_kernel(tmp_path):
+    found = kernels(softmax_ptx(tmp_path, ["VEC_READ_ONCE_EVICT_FIRST=1"]))
+    # The register and held-cluster kernels read x through LoadHeldVectors; those of 16-byte
+    # vectors take the hint (narrower vectors stay plain loads).
+    expect_hints_exactly_on(found, [name for name, _ in found if WIDE_HELD.search(name)])
 
 
 def test_without_the_knob_no_load_carries_a_cache_hint(tmp_path):
     ptx = softmax_ptx(tmp_path)
     assert ".entry" in ptx
     assert "cache_hint" not in ptx and "createpolicy" not in ptx
-
-
-def expect_hints_exactly_on(found, evict_first):
-    """The kernels named in evict_first, and no others, carry well-placed hinted loads."""
-    assert evict_first, "no evict-first kernel instantiated"
-    assert sorted(evict_first) == sorted(name for name, body in found if HINTED_LOAD in body)
-    early, unpoliced = misplaced_hints(found)
-    assert not early and not unpoliced, early + unpoliced
 
 
 def test_the_gated_residuals_evict_first_kernels_alone_carry_the_hint(tmp_path):
