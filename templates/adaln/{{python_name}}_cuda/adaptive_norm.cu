@@ -73,6 +73,16 @@ static_assert(ADALN_EARLY_MODULATION >= 0 && ADALN_EARLY_MODULATION <= 2,
 enum class ModulationRead { kAtStore = 0, kHeld = 1, kStaged = 2 };
 constexpr auto kPerTokenRead = static_cast<ModulationRead>(ADALN_EARLY_MODULATION);
 
+// Per-token launches the planner gives a block of 2 vectors a thread, with a
+// block of 1 vector a thread instead (kbuild --define ADALN_PER_TOKEN_BLOCK1=1,
+// an A/B knob; default 0). The staged kernel of 2 vectors takes 59 registers
+// (RMSNorm bf16), so an SM holds 8 of its 128-thread blocks: no more rows at
+// once than 8 blocks of 256 threads at 32 registers, which halve each
+// thread's load -> reduce -> store chain.
+#ifndef ADALN_PER_TOKEN_BLOCK1
+#define ADALN_PER_TOKEN_BLOCK1 0
+#endif
+
 // kEvictFirst: x's and the staged rows' reads evict-first (vec.cuh), for
 // launches that EvictReadsFirstPays (launch.cuh).
 template <NormKind kNorm, typename T, typename W, int V, int kVecs, int kGroup, bool kSplit,
@@ -205,6 +215,10 @@ cudaError_t LaunchAdaptiveNorm(void* y, const void* x, ParamRows scale, ParamRow
   l.access = fitted;
   const int row_elems = static_cast<int>(hidden);  // <= 2^30: checked above
   const bool per_token = tokens > 1 && (scale.token_stride != 0 || shift.token_stride != 0);
+  if (ADALN_PER_TOKEN_BLOCK1 && per_token && l.plan.path == RowPath::kBlock2 &&
+      l.access.vectors <= kMaxBlockThreads) {
+    l.plan = {RowPath::kBlock1, RoundUpToWarp(l.access.vectors), rows};
+  }
   const FastDivmod tokens_divisor = TokensDivisor(tokens);
   // Per token: x and both modulation rows read once, y written.
   const int64_t y_bytes = rows * hidden * elem;
