@@ -5,7 +5,9 @@ the read (a row op's x and y bound to `const Vec&` parameters did so, and the ga
 at 87% of copy bandwidth while torch.compile reached 97%). The PTX shows it as loads of one
 element at offsets +2 .. +14 from one address. A split kernel (a `true` template argument: rows
 that start off a 16-byte boundary) reads its edge elements one by one by design, so only the
-kernels without one are checked. No GPU needed: nvcc compiles each kernel file to PTX here.
+kernels without one are checked. An evict-first twin (a kernel whose PTX creates the
+evict-first policy) has one `true` of its own, which does not make it split. No GPU needed:
+nvcc compiles each kernel file to PTX here.
 
 Run: .venv/bin/python -m pytest tools/tests/templates/test_vector_loads.py
 """
@@ -23,6 +25,7 @@ TEMPLATES = Path(__file__).resolve().parents[3] / "templates"
 # A load of one 2-byte element: its address register and byte offset.
 ELEMENT_LOAD = re.compile(r"ld\.global\S*?\.[usbf]16\s+%\w+, \[(%rd\d+)(?:\+(\d+))?\]")
 ENTRY = re.compile(r"^(?:\.visible )?\.entry (\S+)\((.*?)^\}", re.S | re.M)
+EVICT_FIRST_POLICY = "createpolicy.fractional.L2::evict_first"
 
 
 def find_nvcc():
@@ -70,11 +73,17 @@ def kernels(ptx: str):
     return list(zip(demangled(n for n, _ in entries), (b for _, b in entries)))
 
 
+def is_split(name: str, body: str) -> bool:
+    """A `true` template argument besides an evict-first twin's (whose PTX makes the policy)."""
+    return name.count("true") - (EVICT_FIRST_POLICY in body) > 0
+
+
 def element_loading_kernels(ptx: str):
-    """Aligned kernels (no `true` template argument) with a 16-byte vector read one by one."""
+    """Aligned kernels (no split `true` template argument) with a 16-byte vector read one by
+    one."""
     found = []
     for name, body in kernels(ptx):
-        if "true" in name:
+        if is_split(name, body):
             continue
         vectors = element_read_vectors(body)
         if vectors:
@@ -119,6 +128,16 @@ __global__ void ByValue(V8* out, const V8* __restrict__ x, const V8* __restrict_
     assert len(found) == 1 and "ByReference" in found[0], found
 
 
+def test_only_a_true_besides_the_evict_first_twins_own_marks_a_split_kernel():
+    policy = f"{EVICT_FIRST_POLICY}.b64 %rd1, 1.0;"
+    assert not is_split("K<8, 2, false>", "")
+    assert is_split("K<8, 2, true>", "")
+    assert not is_split("K<8, false, (Read)2, true>", policy)
+    assert is_split("K<8, true, (Read)2, true>", policy)
+    assert not is_split("E<8, false, Gated<bf16, Silu, true> >", policy)
+    assert is_split("E<8, true, Gated<bf16, Silu, true> >", policy)
+
+
 def test_aligned_template_kernels_load_whole_vectors(tmp_path):
     nvcc = find_nvcc()
     if nvcc is None:
@@ -130,3 +149,6 @@ def test_aligned_template_kernels_load_whole_vectors(tmp_path):
     problems = [f"{u.parent.name}/{u.name}: {k}"
                 for u, ptx in zip(units, ptxs) for k in element_loading_kernels(ptx)]
     assert not problems, "\n".join(problems)
+    checked_twins = [name for ptx in ptxs for name, body in kernels(ptx)
+                     if EVICT_FIRST_POLICY in body and not is_split(name, body)]
+    assert checked_twins, "no aligned evict-first twin was checked"
