@@ -68,6 +68,8 @@
 # benchmarks a template's project again with those macros (kbuild --define), after its default
 # build: a tune knob tried beside the default (FILTER: the bench's --filter, no spaces; notest:
 # bench only; the tests take the template's GPU_RUN_TEST_FILTERS entry, as the default's do).
+# tools/tests/templates/test_knobs_compile.py compiles every knob's other values on the CPUs
+# (run it before a call with a knob the suite has not seen).
 # GPU_RUN_AB_ROUNDS=N (default 1) benchmarks the default build and the variants N times,
 # interleaved (bench-<template>[-<macros>]-round<r>), and ab-<template>.md sets each variant
 # against the default round by round (tools/peer_bench/ab_rounds.py): a gain that one round

@@ -35,7 +35,8 @@
 // deviations): two barriers per row with a block per row; RMSNorm once.
 // Launched overlapped (common/overlap.cuh). Per-token launches whose y fits
 // in half of L2 and whose traffic does not read x and the staged rows
-// evict-first (common/launch.cuh's EvictReadsFirstPays).
+// evict-first (common/launch.cuh's EvictReadsFirstPays; kbuild --define
+// EVICT_READS_FIRST_RULE=0 turns the rule off).
 //
 // measured (H200, 2026-12-04, kbuild bench, bf16): RMSNorm per-token 2x6144x2048
 // 48.8 us, 98% of copy, 0.97x torch.compile (results/h200-2026-12-04/run-1356).

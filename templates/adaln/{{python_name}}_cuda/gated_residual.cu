@@ -19,7 +19,8 @@
 // the edge elements go to the row's first block. Launched overlapped
 // (common/overlap.cuh). Launches whose out fits in half of L2 and whose
 // traffic does not read x and y evict-first (common/launch.cuh's
-// EvictReadsFirstPays).
+// EvictReadsFirstPays; kbuild --define EVICT_READS_FIRST_RULE=0 turns the
+// rule off).
 //
 // measured (H200, 2026-12-04, kbuild bench, bf16): 2x6144x2048 36.2 us, 98.5% of
 // copy; 0.98-1.00x torch.compile, the lowest at 1x2688x2048

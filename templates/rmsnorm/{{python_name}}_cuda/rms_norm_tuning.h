@@ -61,7 +61,7 @@ static_assert(kLoopThreads >= 128 && kLoopThreads <= 1024 &&
               "RMSNORM_LOOP_THREADS must be whole warps, 128-1024 (BlockSum "
               "reduces at most 32 warps)");
 
-static_assert(kShortRowVecs == 1 || kShortRowVecs == 2,
+static_assert(RMSNORM_SHORT_ROW_VECS == 1 || RMSNORM_SHORT_ROW_VECS == 2,
               "RMSNORM_SHORT_ROW_VECS must be 1 or 2 (vectors a lane holds on "
               "the short-row paths)");
 

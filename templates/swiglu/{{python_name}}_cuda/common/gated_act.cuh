@@ -116,7 +116,7 @@ struct GeluTanh {
 
 // out[r, j] = Act(gate[r, j]) * up[r, j], rows `*_stride` elements apart;
 // kEvictFirst: gate and up read evict-first (vec.cuh; launch.cuh's
-// EvictReadsFirstPays picks it per launch).
+// EvictReadsFirstPays picks it per launch, EVICT_READS_FIRST_RULE=0 never).
 template <typename T, typename Act, bool kEvictFirst>
 struct GatedOp {
   static constexpr int kUnitsPerStep = Act::kUnitsPerStep;
