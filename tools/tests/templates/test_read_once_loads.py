@@ -17,7 +17,7 @@ import re
 
 import pytest
 
-from test_vector_loads import TEMPLATES, find_nvcc, kernels, ptx_of, rendered
+from test_vector_loads import EVICT_FIRST_POLICY, TEMPLATES, find_nvcc, kernels, ptx_of, rendered
 
 HINTED_LOAD = "ld.global.nc.L1::no_allocate.L2::cache_hint"
 WAIT = "griddepcontrol.wait"
@@ -42,7 +42,7 @@ def misplaced_hints(found):
     early = [name[:160] for name, body in hinted
              if WAIT not in body or body.index(WAIT) > body.index(HINTED_LOAD)]
     unpoliced = [name[:160] for name, body in hinted
-                 if "createpolicy.fractional.L2::evict_first" not in body]
+                 if EVICT_FIRST_POLICY not in body]
     return early, unpoliced
 
 
