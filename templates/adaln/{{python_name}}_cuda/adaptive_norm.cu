@@ -79,7 +79,7 @@ constexpr auto kPerTokenRead = static_cast<ModulationRead>(ADALN_EARLY_MODULATIO
 // an A/B knob; default 0). The staged kernel of 2 vectors takes 59 registers
 // (RMSNorm bf16), so an SM holds 8 of its 128-thread blocks: no more rows at
 // once than 8 blocks of 256 threads at 32 registers, which halve each
-// thread's load -> reduce -> store chain. H100, four rounds: 1-2% faster at
+// thread's load -> reduce -> store chain. H100, six rounds: 1-3% faster at
 // 2688 rows and fp16 5376, never slower; off until the H200 agrees and the
 // whole suite passes with it (docs/adaln.md).
 #ifndef ADALN_PER_TOKEN_BLOCK1
