@@ -74,16 +74,15 @@ static_assert(ADALN_EARLY_MODULATION >= 0 && ADALN_EARLY_MODULATION <= 2,
 enum class ModulationRead { kAtStore = 0, kHeld = 1, kStaged = 2 };
 constexpr auto kPerTokenRead = static_cast<ModulationRead>(ADALN_EARLY_MODULATION);
 
-// Per-token launches the planner gives a block of 2 vectors a thread, with a
-// block of 1 vector a thread instead (kbuild --define ADALN_PER_TOKEN_BLOCK1=1,
-// an A/B knob; default 0). The staged kernel of 2 vectors takes 59 registers
+// Per-token launches the planner gives a block of 2 vectors a thread take a
+// block of 1 vector a thread instead (kbuild --define ADALN_PER_TOKEN_BLOCK1=0
+// goes back, an A/B knob). The staged kernel of 2 vectors takes 59 registers
 // (RMSNorm bf16), so an SM holds 8 of its 128-thread blocks: no more rows at
 // once than 8 blocks of 256 threads at 32 registers, which halve each
-// thread's load -> reduce -> store chain. H100, six rounds: 1-3% faster at
-// 2688 rows and fp16 5376, never slower; off until the H200 agrees and the
-// whole suite passes with it (docs/adaln.md).
+// thread's load -> reduce -> store chain. H100, eight rounds: 1-3% faster at
+// 2688 rows and fp16 5376, never slower (docs/adaln.md).
 #ifndef ADALN_PER_TOKEN_BLOCK1
-#define ADALN_PER_TOKEN_BLOCK1 0
+#define ADALN_PER_TOKEN_BLOCK1 1
 #endif
 
 // kEvictFirst: x's and the staged rows' reads evict-first (vec.cuh), for
