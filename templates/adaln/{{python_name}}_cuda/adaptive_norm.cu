@@ -28,7 +28,8 @@
 // up to 2048 vectors (16384 bf16), then two passes (x re-read from L2;
 // LayerNorm's statistics by Welford merges). LTX-Video's hidden 2048 bf16: a
 // block per row, 256 threads of 1 vector up to 1056 rows (132 SMs x 2048
-// threads at once), else 128 threads of 2. Rows that start off a 16-byte
+// threads at once), else 128 threads of 2 (per-token launches keep 256 of 1:
+// ADALN_PER_TOKEN_BLOCK1 below). Rows that start off a 16-byte
 // boundary split as in rms_norm (common/row_span.h); modulation rows that
 // are misaligned where x's are not are read a scalar at a time
 // (common/param_rows.h). LayerNorm reduces twice (sum, then squared
