@@ -86,6 +86,15 @@ constexpr auto kPerTokenRead = static_cast<ModulationRead>(ADALN_EARLY_MODULATIO
 #define ADALN_PER_TOKEN_BLOCK1 1
 #endif
 
+// Per-token rows are staged only on launches whose reads are evict-first (the
+// rule below), held in registers on the rest (kbuild --define
+// ADALN_STAGE_ONLY_EVICT_FIRST=1, an A/B knob; 0 stages them on every aligned
+// launch). H100 with a block of 1 vector: held was 1-3% faster than staged at
+// 1x2688x2048, where the rule is off, and the same at 2x6144.
+#ifndef ADALN_STAGE_ONLY_EVICT_FIRST
+#define ADALN_STAGE_ONLY_EVICT_FIRST 0
+#endif
+
 // kEvictFirst: x's and the staged rows' reads evict-first (vec.cuh), for
 // launches that EvictReadsFirstPays (launch.cuh).
 template <NormKind kNorm, typename T, typename W, int V, int kVecs, int kGroup, bool kSplit,
@@ -269,7 +278,9 @@ cudaError_t LaunchAdaptiveNorm(void* y, const void* x, ParamRows scale, ParamRow
                     if constexpr (kWideVectors) {
                       if (evict_reads_first) return launch(read, staged, std::true_type{});
                     }
-                    return launch(read, staged, knob);
+                    if constexpr (!ADALN_STAGE_ONLY_EVICT_FIRST) {
+                      return launch(read, staged, knob);
+                    }
                   }
                 }
                 return launch(std::integral_constant<Read, Read::kHeld>{}, 0, knob);
