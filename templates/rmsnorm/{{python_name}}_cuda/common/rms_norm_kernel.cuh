@@ -9,49 +9,12 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include "overlap.cuh"
 #include "rms_row.cuh"
 #include "row_span.cuh"
 
 namespace kernels_common {
-// How x's 16-byte vectors are loaded (an A/B knob, kbuild --define
-// RMS_NORM_X_LOAD=N): 0 as nvcc emits `*p` (ld.global.nc), 1 ld.global (the
-// coherent path), 2 ld.global.L1::evict_last (inductor's first read of x),
-// 3 ld.global.nc.L2::256B (L2 fetches 256 bytes a miss).
-#ifndef RMS_NORM_X_LOAD
-#define RMS_NORM_X_LOAD 0
-#endif
-static_assert(RMS_NORM_X_LOAD >= 0 && RMS_NORM_X_LOAD <= 3, "RMS_NORM_X_LOAD: 0, 1, 2 or 3");
-
-// out = *p where guard holds (out unchanged elsewhere), in the knob's form
-// (1-3; narrower vectors as `*p`).
-// The asm forms are volatile so they stay after WaitForPreviousKernel.
-template <typename T, int N>
-__device__ __forceinline__ void LoadXVectorIf(bool guard, const Vec<T, N>* p, Vec<T, N>& out) {
-  if constexpr (sizeof(Vec<T, N>) == 16) {
-    uint32_t v[4];
-    memcpy(v, &out, sizeof(v));
-#define RMS_NORM_X_LOAD_ASM(op)                                                        \
-  asm volatile("{\n .reg .pred g;\n setp.ne.b32 g, %4, 0;\n @g " op                    \
-               " {%0, %1, %2, %3}, [%5];\n}"                                            \
-               : "+r"(v[0]), "+r"(v[1]), "+r"(v[2]), "+r"(v[3])                          \
-               : "r"(static_cast<int>(guard)), "l"(p))
-    if constexpr (RMS_NORM_X_LOAD == 1) {
-      RMS_NORM_X_LOAD_ASM("ld.global.v4.u32");
-    } else if constexpr (RMS_NORM_X_LOAD == 2) {
-      RMS_NORM_X_LOAD_ASM("ld.global.L1::evict_last.v4.u32");
-    } else {
-      RMS_NORM_X_LOAD_ASM("ld.global.nc.L2::256B.v4.u32");
-    }
-#undef RMS_NORM_X_LOAD_ASM
-    memcpy(&out, v, sizeof(out));
-  } else {
-    if (guard) out = *p;
-  }
-}
-
 // static: internal linkage, so two kernel libraries loaded in one process
 // never resolve each other's kernel stubs (this header is for .cu files).
 template <typename T, typename W, int V, int kVecs, int kGroup, bool kSplit,
@@ -76,11 +39,7 @@ static __global__ void __launch_bounds__(kMaxBlockThreads, kMinBlocks)
 #pragma unroll
   for (int k = 0; k < kVecs; ++k) {
     const int idx = s.first + k * s.step;
-#if RMS_NORM_X_LOAD == 0  // kept apart: its SASS is the default's of before the knob
     if (idx < span.body) r[k] = *BodyVector<V, kSplit>(x_row, span, idx);
-#else
-    LoadXVectorIf(idx < span.body, BodyVector<V, kSplit>(x_row, span, idx), r[k]);
-#endif
   }
   EdgeValues<kEdgeSlots> edges;
   LoadEdges<V>(x_row, span, s.first, s.step, edges);
