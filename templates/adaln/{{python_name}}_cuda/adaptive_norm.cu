@@ -89,9 +89,9 @@ constexpr auto kPerTokenRead = static_cast<ModulationRead>(ADALN_EARLY_MODULATIO
 // Per-token rows are staged only on launches whose reads are evict-first (the
 // rule below), held in registers on the rest (kbuild --define
 // ADALN_STAGE_ONLY_EVICT_FIRST=1, an A/B knob; 0 stages them on every aligned
-// launch). H100 with a block of 1 vector, four rounds: held 1-4% faster than
-// staged at 1x2688x2048, where the rule is off, the rest within 0.4%
-// (docs/adaln.md). Its suite has not run on a GPU yet.
+// launch). H100 with a block of 1 vector: at 1x2688x2048, where the rule is
+// off, held 1-4% faster than staged in four rounds; with the knob the other
+// per-token cases within 0.4% (docs/adaln.md). Its suite has not run on a GPU.
 #ifndef ADALN_STAGE_ONLY_EVICT_FIRST
 #define ADALN_STAGE_ONLY_EVICT_FIRST 0
 #endif
