@@ -90,8 +90,8 @@ constexpr auto kPerTokenRead = static_cast<ModulationRead>(ADALN_EARLY_MODULATIO
 // rule below) and held in registers on the rest (kbuild --define
 // ADALN_STAGE_ONLY_EVICT_FIRST=0, an A/B knob, stages them on every aligned
 // launch). H100 with a block of 1 vector: at 1x2688x2048, where the rule is
-// off, 1.3-2.6% faster in four rounds, the other per-token cases within 0.4%;
-// the adaln suite passes with it (docs/adaln.md).
+// off, 1.3-2.6% faster in four rounds, the other per-token cases 0.8% faster
+// to 0.4% slower; the adaln suite passes with it (docs/adaln.md).
 #ifndef ADALN_STAGE_ONLY_EVICT_FIRST
 #define ADALN_STAGE_ONLY_EVICT_FIRST 1
 #endif
