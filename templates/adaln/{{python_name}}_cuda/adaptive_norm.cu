@@ -87,7 +87,7 @@ constexpr auto kPerTokenRead = static_cast<ModulationRead>(ADALN_EARLY_MODULATIO
 #endif
 
 // The same for broadcast launches, an A/B knob, off until timed (kbuild
-// --define ADALN_BROADCAST_BLOCK1=1). Its block of 2 vectors takes 45
+// --define ADALN_BROADCAST_BLOCK1=1). Its block of 2 vectors takes 44-45
 // registers (RMSNorm bf16, sm_90 ptxas), 10 blocks of 128 threads an SM:
 // 2688 rows are 2.04 waves of 1320 blocks, where torch.compile is 4-5% faster
 // on the H100 (results/h100-2026-12-07); 256 threads of 1 vector at 32
