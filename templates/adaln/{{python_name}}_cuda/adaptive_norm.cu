@@ -81,19 +81,11 @@ constexpr auto kPerTokenRead = static_cast<ModulationRead>(ADALN_EARLY_MODULATIO
 // (RMSNorm bf16), so an SM holds 8 of its 128-thread blocks: no more rows at
 // once than 8 blocks of 256 threads at 32 registers, which halve each
 // thread's load -> reduce -> store chain. H100, eight rounds: 1-3% faster at
-// 2688 rows and fp16 5376, never slower (docs/adaln.md).
+// 2688 rows and fp16 5376, never slower (docs/adaln.md). Broadcast launches
+// keep 2 vectors (44-45 registers): 1 vector was 4-18% slower on them, within
+// 1% at RMSNorm's 1x2688 (H100, two rounds).
 #ifndef ADALN_PER_TOKEN_BLOCK1
 #define ADALN_PER_TOKEN_BLOCK1 1
-#endif
-
-// The same for broadcast launches, an A/B knob, off until timed (kbuild
-// --define ADALN_BROADCAST_BLOCK1=1). Its block of 2 vectors takes 44-45
-// registers (RMSNorm bf16, sm_90 ptxas), 10 blocks of 128 threads an SM:
-// 2688 rows are 2.04 waves of 1320 blocks, where torch.compile is 4-5% faster
-// on the H100 (results/h100-2026-12-07); 256 threads of 1 vector at 32
-// registers make it 2.55 waves of 1056.
-#ifndef ADALN_BROADCAST_BLOCK1
-#define ADALN_BROADCAST_BLOCK1 0
 #endif
 
 // Per-token rows are staged only on launches whose reads are evict-first (the
@@ -238,8 +230,8 @@ cudaError_t LaunchAdaptiveNorm(void* y, const void* x, ParamRows scale, ParamRow
   l.access = fitted;
   const int row_elems = static_cast<int>(hidden);  // <= 2^30: checked above
   const bool per_token = tokens > 1 && (scale.token_stride != 0 || shift.token_stride != 0);
-  const bool block1 = per_token ? ADALN_PER_TOKEN_BLOCK1 : ADALN_BROADCAST_BLOCK1;
-  if (block1 && l.plan.path == RowPath::kBlock2 && l.access.vectors <= kMaxBlockThreads) {
+  if (ADALN_PER_TOKEN_BLOCK1 && per_token && l.plan.path == RowPath::kBlock2 &&
+      l.access.vectors <= kMaxBlockThreads) {
     l.plan = {RowPath::kBlock1, RoundUpToWarp(l.access.vectors), rows};
   }
   const FastDivmod tokens_divisor = TokensDivisor(tokens);
