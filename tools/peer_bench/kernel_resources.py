@@ -62,12 +62,23 @@ def find_cuobjdump():
         return None
 
 
+def without_parameters(name: str) -> str:
+    """A demangled function's name up to its parameter list: the first '(' outside the
+    template arguments, whose enum values are spelled "(Kind)1" and must stay apart."""
+    depth = 0
+    for i, c in enumerate(name):
+        depth += {"<": 1, ">": -1}.get(c, 0)
+        if c == "(" and depth == 0:
+            return name[:i]
+    return name
+
+
 def demangle(names):
     out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True,
                          text=True).stdout.splitlines()
     short = []
     for n in out:
-        n = n.replace("(anonymous namespace)::", "").split("(")[0].replace("void ", "")
+        n = without_parameters(n.replace("(anonymous namespace)::", "")).replace("void ", "")
         short.append(n.replace("kernels_common::", "").replace("__nv_bfloat16", "bf16")
                      .replace("__half", "fp16"))
     return short

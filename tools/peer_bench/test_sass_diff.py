@@ -111,3 +111,16 @@ def test_an_added_bool_argument_is_matched_to_the_kernel_without_it(repo, capsys
     cu.write_text(cu.read_text().replace("kSplit ? 4.f : 1.f", "kSplit ? 4.f : 3.f"))
     code, out = diff(repo, capsys, "--rev-a", "HEAD", "--added-arg", "false")
     assert "5 kernels, 3 identical, 1 differ, 0 only in A, 1 only in B" in out
+
+
+def test_kernels_apart_only_by_an_enum_argument_keep_their_own_registers():
+    # c++filt spells enum template arguments "(Kind)0": the name must not end there.
+    log = "".join(
+        f"ptxas info    : Function properties for {mangled}\n"
+        f"    0 bytes stack frame, {spill} bytes spill stores, {spill} bytes spill loads\n"
+        f"ptxas info    : Used {registers} registers, used 0 barriers\n"
+        for mangled, registers, spill in [("_Z6KernelIL4Kind0EEvv", 32, 0),
+                                          ("_Z6KernelIL4Kind1EEvPi", 40, 8)])
+    usage = kernel_resources.ptxas_usage(log)
+    assert {name: (u["registers"], u["spill_stores"]) for name, u in usage.items()} == {
+        "Kernel<(Kind)0>": (32, 0), "Kernel<(Kind)1>": (40, 8)}
