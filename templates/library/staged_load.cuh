@@ -6,8 +6,7 @@
 // `cuobjdump -sass`). Staging it costs a shared-memory slot and a read.
 //
 // Contract: a thread copies into slots only it reads (StageSlot: one per
-// thread), then CommitCopies(); WaitForCopies() before it reads them (or,
-// committing a group at a time, WaitForCopiesBut(groups still to come)). No
+// thread), then CommitCopies(); WaitForCopies() before it reads them. No
 // barrier is needed, as no other thread reads the slot. Source and slot are
 // aligned to the copied size (4, 8 or 16 bytes a piece); sm_80+.
 #pragma once
@@ -60,22 +59,6 @@ __device__ __forceinline__ void CommitCopies() {
 
 // Returns when every copy this thread committed has landed.
 __device__ __forceinline__ void WaitForCopies() { asm volatile("cp.async.wait_all;" ::: "memory"); }
-
-// Returns when every group of copies this thread committed has landed but
-// its `pending` latest ones. cp.async.wait_group takes a constant: above 7
-// this waits as for 7 (for more groups than asked, never fewer).
-__device__ __forceinline__ void WaitForCopiesBut(int pending) {
-  switch (pending <= 0 ? 0 : pending) {
-    case 0: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
-    case 1: asm volatile("cp.async.wait_group 1;" ::: "memory"); break;
-    case 2: asm volatile("cp.async.wait_group 2;" ::: "memory"); break;
-    case 3: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
-    case 4: asm volatile("cp.async.wait_group 4;" ::: "memory"); break;
-    case 5: asm volatile("cp.async.wait_group 5;" ::: "memory"); break;
-    case 6: asm volatile("cp.async.wait_group 6;" ::: "memory"); break;
-    default: asm volatile("cp.async.wait_group 7;" ::: "memory"); break;
-  }
-}
 
 // Slot `index` of this thread in an array of slots laid out (index,
 // thread): neighbouring threads fill neighbouring vectors (no bank

@@ -98,27 +98,11 @@ constexpr auto kPerTokenRead = static_cast<ModulationRead>(ADALN_EARLY_MODULATIO
 #define ADALN_STAGE_ONLY_EVICT_FIRST 1
 #endif
 
-// Blocks of 512 threads an SM the register kernel's __launch_bounds__ promises where it holds
-// or stages per-token rows with one vector a thread (kbuild --define ADALN_PER_TOKEN_MIN_BLOCKS=4,
-// an A/B knob; 0, the default: no promise). At LTX-Video's 1x2688x2048 torch.compile's kernel
-// runs 27 registers and fills every warp slot of an SM; ours takes 38 (RMSNorm bf16), 6
-// blocks of 256 an SM, and is latency-bound there (ncu, H100, results/h100-2026-12-07 run U).
-// 4 caps it at 32 registers (8 blocks; ptxas spills 10 bytes).
-#ifndef ADALN_PER_TOKEN_MIN_BLOCKS
-#define ADALN_PER_TOKEN_MIN_BLOCKS 0
-#endif
-static_assert(ADALN_PER_TOKEN_MIN_BLOCKS == 0 || ADALN_PER_TOKEN_MIN_BLOCKS == 4,
-              "ADALN_PER_TOKEN_MIN_BLOCKS must be 0 (no promise) or 4 (32 registers)");
-
-template <int kVecs, ModulationRead kRead>
-constexpr int kRegisterKernelMinBlocks =
-    kVecs == 1 && kRead != ModulationRead::kAtStore ? ADALN_PER_TOKEN_MIN_BLOCKS : 0;
-
 // kEvictFirst: x's and the staged rows' reads evict-first (vec.cuh), for
 // launches that EvictReadsFirstPays (launch.cuh).
 template <NormKind kNorm, typename T, typename W, int V, int kVecs, int kGroup, bool kSplit,
           ModulationRead kRead, bool kEvictFirst>
-__global__ void __launch_bounds__(kMaxBlockThreads, kRegisterKernelMinBlocks<kVecs, kRead>)
+__global__ void __launch_bounds__(kMaxBlockThreads)
     AdaptiveNormRegisterKernel(T* __restrict__ y, const T* __restrict__ x, ParamRows scale,
                                ParamRows shift, int64_t rows, FastDivmod tokens_divisor,
                                int64_t tokens, int hidden,

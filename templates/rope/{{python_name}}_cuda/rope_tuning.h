@@ -48,11 +48,6 @@
 //                               once without a register each (0: slot by
 //                               slot). Not for per-head tables (loaded per
 //                               slot)
-//   ROPE_STAGED_WAIT_BY_SLOT 0  the staged kernel rotates a slot once all
-//                               of a thread's slots have landed (0), or once
-//                               that slot's own copies have (1: one cp.async
-//                               group a slot), so its stores overlap the
-//                               later slots' loads
 //   ROPE_GROUP_ABOVE_WAVES   1  threads take ROPE_SLOTS_PER_THREAD slots in
 //                               turn once a slot per thread would exceed this
 //                               many waves of 2048 threads an SM (0: always).
@@ -98,9 +93,6 @@
 #ifndef ROPE_STAGED_SLOTS
 #define ROPE_STAGED_SLOTS 1
 #endif
-#ifndef ROPE_STAGED_WAIT_BY_SLOT
-#define ROPE_STAGED_WAIT_BY_SLOT 0
-#endif
 #ifndef ROPE_GROUP_ABOVE_WAVES
 #define ROPE_GROUP_ABOVE_WAVES 1
 #endif
@@ -130,7 +122,6 @@ constexpr LoadsFirst kLoadsFirstOtherwise = ROPE_QK_LOADS_FIRST == 1   ? LoadsFi
 constexpr int kGroupAboveWaves = ROPE_GROUP_ABOVE_WAVES;
 constexpr int kPerHeadTablesGroupAboveWaves = ROPE_PER_HEAD_TABLES_GROUP_ABOVE_WAVES;
 constexpr bool kStagedSlots = ROPE_STAGED_SLOTS != 0;
-constexpr bool kStagedWaitBySlot = ROPE_STAGED_WAIT_BY_SLOT != 0;
 constexpr bool kLateSharedTables = ROPE_LATE_SHARED_TABLES != 0;
 
 static_assert(kSlotsPerThread == 1 || kSlotsPerThread == 2 || kSlotsPerThread == 4 ||
@@ -153,8 +144,6 @@ static_assert(ROPE_QK_LOADS_FIRST >= 0 && ROPE_QK_LOADS_FIRST <= 3,
               "(per-head tables and launches the GPU holds at once)");
 static_assert(ROPE_STAGED_SLOTS == 0 || ROPE_STAGED_SLOTS == 1,
               "ROPE_STAGED_SLOTS must be 0 (slot by slot) or 1 (every slot staged first)");
-static_assert(ROPE_STAGED_WAIT_BY_SLOT == 0 || ROPE_STAGED_WAIT_BY_SLOT == 1,
-              "ROPE_STAGED_WAIT_BY_SLOT must be 0 (every slot landed first) or 1 (slot by slot)");
 static_assert(kGroupAboveWaves >= 0 && kGroupAboveWaves <= 64,
               "ROPE_GROUP_ABOVE_WAVES must be 0-64 waves");
 static_assert(kPerHeadTablesGroupAboveWaves >= 0 && kPerHeadTablesGroupAboveWaves <= 64,

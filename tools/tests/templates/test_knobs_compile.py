@@ -80,8 +80,8 @@ def test_the_knobs_and_their_values_are_found():
     assert {"EVICT_READS_FIRST_RULE", "VEC_READ_ONCE_EVICT_FIRST"} <= set(library)
     adaln_defines = {d for _, d in variants(adaln, library)}
     assert {"ADALN_EARLY_MODULATION=0", "ADALN_EARLY_MODULATION=1",
-            "ADALN_PER_TOKEN_BLOCK1=0", "ADALN_PER_TOKEN_MIN_BLOCKS=4",
-            "VEC_READ_ONCE_EVICT_FIRST=1", "EVICT_READS_FIRST_RULE=0"} <= adaln_defines
+            "ADALN_PER_TOKEN_BLOCK1=0", "VEC_READ_ONCE_EVICT_FIRST=1",
+            "EVICT_READS_FIRST_RULE=0"} <= adaln_defines
     assert "ADALN_EARLY_MODULATION=2" not in adaln_defines  # the default
     head_defines = {d for _, d in variants(head, library)}
     assert {"HEAD_RMSNORM_ROWS=1", "HEAD_RMSNORM_ROWS=4"} <= head_defines

@@ -169,9 +169,8 @@ __device__ __forceinline__ void RotateSlot(const HeadRows<T>& q, const HeadRows<
 // head by head. All of a thread's loads are then in flight at once,
 // without a register each; slot by slot, a thread has one slot's 32 bytes
 // in flight (about 1000 threads an SM at 58 registers: some 4 MB over the
-// GPU). kGroupBySlot: one group of copies a slot (WaitForCopiesBut then
-// waits for the first slots only), else one for all.
-template <typename T, int V, bool kGroupBySlot = false>
+// GPU).
+template <typename T, int V>
 __device__ __forceinline__ void StageSlots(const HeadRows<T>& q, const HeadRows<T>& k,
                                            int64_t b, int64_t s, int first, int step, int slots,
                                            int lo_vec, int hi_vec, void* staged) {
@@ -186,9 +185,8 @@ __device__ __forceinline__ void StageSlots(const HeadRows<T>& q, const HeadRows<
   for (int h = first; h < slots; h += step) {
     if (h < q.heads) stage(q, h);
     if (h < k.heads) stage(k, h);
-    if constexpr (kGroupBySlot) kernels_common::CommitCopies();
   }
-  if constexpr (!kGroupBySlot) kernels_common::CommitCopies();
+  kernels_common::CommitCopies();
 }
 
 // Rotates the chunk staged at slots n, n + 1 into head h of `rows`.
@@ -225,16 +223,13 @@ constexpr size_t StagedSlotBytes(int64_t q_heads, int64_t k_heads, int64_t group
 // q and k copied into shared memory first (StageSlots; the launch passes
 // StagedSlotBytes), then rotated slot by slot from there. kLateAngles: the
 // loads-first kernel gets a slot's angles after its q and k loads are
-// issued (else before them). kWaitBySlot: the staged kernel rotates a slot
-// once its own copies have landed, its stores overlapping the later slots'
-// loads (else once all have).
+// issued (else before them).
 template <typename T, int V, bool kInterleaved, typename Angles, int kMinBlocks = 0,
           bool kHalves = false, bool kQkLoadsFirst = false, bool kStaged = false,
-          bool kLateAngles = Angles::kComputed, bool kWaitBySlot = false>
+          bool kLateAngles = Angles::kComputed>
 __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
     RopeKernel(HeadRows<T> q, HeadRows<T> k, RopeGrid grid, Angles angles) {
   static_assert(!(kQkLoadsFirst && kStaged), "the staged kernel loads every slot first already");
-  static_assert(kStaged || !kWaitBySlot, "only the staged kernel waits for its copies");
   extern __shared__ __align__(16) unsigned char staged[];  // kStaged: the slots' vectors
   __shared__ double turns[Angles::kTurns];
   angles.Prepare(turns);  // shared memory only: before the wait
@@ -254,8 +249,7 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
 
   const int groups = static_cast<int>(grid.groups.divisor);
   if constexpr (kStaged) {
-    StageSlots<T, V, kWaitBySlot>(q, k, b, s, group, groups, grid.slots, lo_vec, hi_vec,
-                                  staged);
+    StageSlots<T, V>(q, k, b, s, group, groups, grid.slots, lo_vec, hi_vec, staged);
   }
   typename Angles::template Held<V, kInterleaved> held;
   const bool per_head = angles.PerHead();
@@ -270,10 +264,8 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   if (!per_head && !kLate) {
     held = angles.template Get<V, kInterleaved>(b, s, 0, lo, hi, turns);
   }
-  if constexpr (kStaged && !kWaitBySlot) kernels_common::WaitForCopies();  // own slots: no barrier
+  if constexpr (kStaged) kernels_common::WaitForCopies();  // own slots only: no barrier
   int n = 0;  // kStaged: the next staged vector
-  // kWaitBySlot: the slots this thread has still to rotate after the current one.
-  [[maybe_unused]] int later_slots = (grid.slots - group + groups - 1) / groups - 1;
   bool shared_angles_held = !kLate;  // not per head: held once for every slot
   for (int h = group; h < grid.slots; h += groups) {
     // A per-head table's head h serves q head h and k head h alike.
@@ -293,7 +285,6 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
       RotateSlot<T, V, kInterleaved>(q, k, b, s, h, lo_vec, hi_vec,
                                      [&]() -> const decltype(held)& { return ready; });
     } else if constexpr (kStaged) {
-      if constexpr (kWaitBySlot) kernels_common::WaitForCopiesBut(later_slots--);
       slot_angles();
       if (h < q.heads) {
         RotateStaged<T, V, kInterleaved>(q, b, s, h, lo_vec, hi_vec, held, staged, n);
