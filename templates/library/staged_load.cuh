@@ -23,17 +23,6 @@ namespace kernels_common {
 template <typename T, int V>
 constexpr bool kCopiesToShared = sizeof(Vec<T, V>) % 4 == 0;
 
-// Knob, off by default (an A/B): STAGED_LOAD_SKIP_L1=1 copies 16-byte pieces
-// with cp.async.cg (cached in L2 only) instead of .ca, so staged data need
-// not take L1 lines. rope at Qwen3-8B's 1x2048 stages 160 KB an SM beside
-// 88 KB of L1, with an L1 hit rate of 3% (ncu, H100, 2026-12-07).
-// 4- and 8-byte pieces stay .ca (.cg copies 16 bytes only).
-#ifndef STAGED_LOAD_SKIP_L1
-#define STAGED_LOAD_SKIP_L1 0
-#endif
-static_assert(STAGED_LOAD_SKIP_L1 == 0 || STAGED_LOAD_SKIP_L1 == 1,
-              "STAGED_LOAD_SKIP_L1 must be 0 (cp.async.ca) or 1 (16-byte pieces by cp.async.cg)");
-
 // Dynamic shared memory a launch gets without raising the kernel's
 // cudaFuncAttributeMaxDynamicSharedMemorySize: staged launches above it take
 // their unstaged kernel instead.
@@ -50,16 +39,7 @@ __device__ __forceinline__ void CopyToShared(Vec<T, V>* slot, const T* source) {
   const auto* from = reinterpret_cast<const char*>(source);
 #pragma unroll
   for (int c = 0; c < static_cast<int>(sizeof(Vec<T, V>)) / kChunk; ++c) {
-    if constexpr (STAGED_LOAD_SKIP_L1 && kChunk == 16 && kEvictFirst) {
-      asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;" ::"r"(
-                       to + c * kChunk),
-                   "l"(from + c * kChunk), "l"(ReadOncePolicy())
-                   : "memory");
-    } else if constexpr (STAGED_LOAD_SKIP_L1 && kChunk == 16) {
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to + c * kChunk),
-                   "l"(from + c * kChunk)
-                   : "memory");
-    } else if constexpr (kEvictFirst) {
+    if constexpr (kEvictFirst) {
       asm volatile("cp.async.ca.shared.global.L2::cache_hint [%0], [%1], %2, %3;" ::"r"(
                        to + c * kChunk),
                    "l"(from + c * kChunk), "n"(kChunk), "l"(ReadOncePolicy())

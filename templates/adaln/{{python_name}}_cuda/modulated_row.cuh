@@ -13,8 +13,7 @@
 // on aligned launches, a scalar at a time on split ones (row_span.cuh); or,
 // per token on aligned launches, held with x's (LoadHeldModulation) or staged
 // in the block's dynamic shared memory by cp.async (StageModulation, whose
-// launch passes StagedModulationBytes; STAGED_LOAD_SKIP_L1=1, an A/B knob of
-// common/staged_load.cuh, copies them past L1).
+// launch passes StagedModulationBytes).
 #pragma once
 
 #include <cstdint>

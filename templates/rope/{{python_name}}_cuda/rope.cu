@@ -27,10 +27,9 @@
 // tables: ROPE_PER_HEAD_TABLES_GROUP_ABOVE_WAVES, 64); with
 // 16-byte vectors every slot's q and k are then copied into shared memory by
 // cp.async before the first is rotated (ROPE_STAGED_SLOTS, 1), so all of a
-// thread's loads are in flight at once (through L1 unless the build sets
-// STAGED_LOAD_SKIP_L1=1, an A/B knob of common/staged_load.cuh). A launch
-// whose blocks are all resident at once (decode) loads a slot's q and k
-// before storing either (ROPE_QK_LOADS_FIRST, 3).
+// thread's loads are in flight at once. A launch whose blocks are all
+// resident at once (decode) loads a slot's q and k before storing either
+// (ROPE_QK_LOADS_FIRST, 3).
 // Launched overlapped (common/overlap.cuh); the float64 frequency table of a
 // block is built in shared memory before the wait for the previous kernel.
 //

@@ -77,21 +77,17 @@ def test_the_knobs_and_their_values_are_found():
     head = next(u for u in kernel_files() if u.name == "head_rms_norm.cu")
     rope = next(u for u in kernel_files() if u.name == "rope.cu")
     library = library_knobs()
-    assert {"EVICT_READS_FIRST_RULE", "VEC_READ_ONCE_EVICT_FIRST",
-            "STAGED_LOAD_SKIP_L1"} <= set(library)
+    assert {"EVICT_READS_FIRST_RULE", "VEC_READ_ONCE_EVICT_FIRST"} <= set(library)
     adaln_defines = {d for _, d in variants(adaln, library)}
     assert {"ADALN_EARLY_MODULATION=0", "ADALN_EARLY_MODULATION=1",
             "ADALN_PER_TOKEN_BLOCK1=0", "VEC_READ_ONCE_EVICT_FIRST=1",
-            "EVICT_READS_FIRST_RULE=0", "STAGED_LOAD_SKIP_L1=1"} <= adaln_defines
+            "EVICT_READS_FIRST_RULE=0"} <= adaln_defines
     assert "ADALN_EARLY_MODULATION=2" not in adaln_defines  # the default
     head_defines = {d for _, d in variants(head, library)}
     assert {"HEAD_RMSNORM_ROWS=1", "HEAD_RMSNORM_ROWS=4"} <= head_defines
     assert "HEAD_RMSNORM_ROWS=0" not in head_defines  # its static_assert allows 1, 2, 4
-    # rope's macros are all tune parameters (kbuild.toml [tune.params]); the library's it names
-    # are knobs.
-    rope_defines = {d for _, d in variants(rope, library)}
-    assert not [d for d in rope_defines if d.startswith("ROPE_")]
-    assert "STAGED_LOAD_SKIP_L1=1" in rope_defines
+    # rope's macros are all tune parameters (kbuild.toml [tune.params]).
+    assert not [d for _, d in variants(rope, library) if d.startswith("ROPE_")]
 
 
 def test_every_knob_compiles_at_its_other_values(tmp_path):
