@@ -82,6 +82,17 @@ static_assert(ELEMENTWISE_UNITS_PER_STEP == 1 || ELEMENTWISE_UNITS_PER_STEP == 2
               "ELEMENTWISE_UNITS_PER_STEP must be 1 or 2");
 #endif
 
+// A third knob, an A/B (0, off): ELEMENTWISE_SMALL_BLOCK_THREADS, the block
+// of a launch that would fill fewer 256-thread blocks than the GPU has SMs,
+// so more SMs issue its loads. swiglu's single row (1x12288 bf16) is 6 blocks
+// of 256, 4.7 us, 0.97x torch.compile (H100, 2026-12-07, run S).
+#ifndef ELEMENTWISE_SMALL_BLOCK_THREADS
+#define ELEMENTWISE_SMALL_BLOCK_THREADS 0
+#endif
+static_assert(ELEMENTWISE_SMALL_BLOCK_THREADS == 0 || ELEMENTWISE_SMALL_BLOCK_THREADS == 64 ||
+                  ELEMENTWISE_SMALL_BLOCK_THREADS == 128,
+              "ELEMENTWISE_SMALL_BLOCK_THREADS must be 0 (off), 64 or 128");
+
 // A tensor the op reads or writes row by row: its base pointer and the
 // distance between rows, in elements of the launch dtype.
 struct RowTensor {
@@ -238,19 +249,30 @@ static __global__ void __launch_bounds__(kElementwiseThreads)
   }
 }
 
-// Blocks for `units` units of Op's kernel for vectors of V: one per 256
-// steps of UnitsPerStep units, at most WavesOf<Op>() waves of resident
-// blocks.
+// The launch of `units` units of Op's kernel for vectors of V: blocks of 256
+// threads (of ELEMENTWISE_SMALL_BLOCK_THREADS when set and 256 would leave
+// SMs idle), one block per `threads` steps of UnitsPerStep units, at most
+// WavesOf<Op>() waves of resident blocks.
+struct ElementwiseGrid {
+  unsigned blocks;
+  unsigned threads;
+};
+
 template <typename Op, int V, bool kSplit>
-unsigned ElementwiseBlocks(int64_t units) {
+ElementwiseGrid ElementwiseLaunchShape(int64_t units) {
   constexpr int kPerStep = UnitsPerStep<Op, V, kSplit>();
-  const int64_t resident = int64_t{CachedSmCount()} *
-                           std::max(1, CachedThreadsPerSm() / kElementwiseThreads);
   const int64_t steps = (units + kPerStep - 1) / kPerStep;
-  const int64_t wanted = (steps + kElementwiseThreads - 1) / kElementwiseThreads;
-  constexpr int64_t kMaxBlocks = (int64_t{1} << 32) / kElementwiseThreads;  // UnitWalk
-  return static_cast<unsigned>(std::max<int64_t>(
-      1, std::min({wanted, resident * WavesOf<Op>(), kMaxBlocks})));
+  int threads = kElementwiseThreads;
+  if (ELEMENTWISE_SMALL_BLOCK_THREADS > 0 &&
+      (steps + threads - 1) / threads < int64_t{CachedSmCount()}) {
+    threads = ELEMENTWISE_SMALL_BLOCK_THREADS;
+  }
+  const int64_t resident = int64_t{CachedSmCount()} * std::max(1, CachedThreadsPerSm() / threads);
+  const int64_t wanted = (steps + threads - 1) / threads;
+  const int64_t max_blocks = (int64_t{1} << 32) / threads;  // UnitWalk's thread index
+  const auto blocks = static_cast<unsigned>(
+      std::max<int64_t>(1, std::min({wanted, resident * WavesOf<Op>(), max_blocks})));
+  return {blocks, static_cast<unsigned>(threads)};
 }
 
 // Launches make_op(TypeTag<T>{}) over rows x cols for dtype's T, choosing
@@ -284,17 +306,16 @@ cudaError_t LaunchElementwise(DType dtype, int64_t rows, int64_t cols, cudaStrea
                                  access.first_phase,
                                  first.row_stride};
     const int64_t units = rows * units_per_row;
-    const dim3 block(kElementwiseThreads);
     if (access.split) {
-      const dim3 grid(ElementwiseBlocks<Op, kMaxWidth, true>(units));
-      return LaunchOverlapped(ElementwiseKernel<kMaxWidth, true, Op>, grid, block,
-                              stream, op, shape);
+      const ElementwiseGrid launch = ElementwiseLaunchShape<Op, kMaxWidth, true>(units);
+      return LaunchOverlapped(ElementwiseKernel<kMaxWidth, true, Op>, dim3(launch.blocks),
+                              dim3(launch.threads), stream, op, shape);
     }
     return DispatchVectorWidth<T>(access.width, [&](auto vc) {
       constexpr int kV = decltype(vc)::value;
-      const dim3 grid(ElementwiseBlocks<Op, kV, false>(units));
-      return LaunchOverlapped(ElementwiseKernel<kV, false, Op>, grid, block, stream, op,
-                              shape);
+      const ElementwiseGrid launch = ElementwiseLaunchShape<Op, kV, false>(units);
+      return LaunchOverlapped(ElementwiseKernel<kV, false, Op>, dim3(launch.blocks),
+                              dim3(launch.threads), stream, op, shape);
     });
   });
 }

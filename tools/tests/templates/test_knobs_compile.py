@@ -49,9 +49,13 @@ def tune_params(unit: Path):
     return set(tomllib.loads(config.read_text()).get("tune", {}).get("params", {}))
 
 
+def library_text():
+    return "\n".join(p.read_text() for p in sorted(LIBRARY.glob("*.cuh"))
+                     + sorted(LIBRARY.glob("*.h")))
+
+
 def library_knobs():
-    return knobs_in("\n".join(p.read_text() for p in sorted(LIBRARY.glob("*.cuh"))
-                              + sorted(LIBRARY.glob("*.h"))))
+    return knobs_in(library_text())
 
 
 def variants(unit: Path, library: dict):
@@ -67,7 +71,9 @@ def variants(unit: Path, library: dict):
     for name, default in sorted(knobs.items()):
         if name in tuned:
             continue
-        values = listed_values(name, text) or {0, 1}
+        # A library knob's values are listed where the library defines it.
+        values = (listed_values(name, text)
+                  or (name in library and listed_values(name, library_text())) or {0, 1})
         found += [(unit, f"{name}={v}") for v in sorted(values - {default})]
     return found
 
@@ -83,6 +89,10 @@ def test_the_knobs_and_their_values_are_found():
             "ADALN_PER_TOKEN_BLOCK1=0", "VEC_READ_ONCE_EVICT_FIRST=1",
             "EVICT_READS_FIRST_RULE=0"} <= adaln_defines
     assert "ADALN_EARLY_MODULATION=2" not in adaln_defines  # the default
+    swiglu = next(u for u in kernel_files() if u.name == "swiglu.cu")
+    # a library knob's values come from the library's static_assert
+    assert {"ELEMENTWISE_SMALL_BLOCK_THREADS=64", "ELEMENTWISE_SMALL_BLOCK_THREADS=128"} <= {
+        d for _, d in variants(swiglu, library)}
     head_defines = {d for _, d in variants(head, library)}
     assert {"HEAD_RMSNORM_ROWS=1", "HEAD_RMSNORM_ROWS=4"} <= head_defines
     assert "HEAD_RMSNORM_ROWS=0" not in head_defines  # its static_assert allows 1, 2, 4
