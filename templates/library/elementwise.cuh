@@ -1,9 +1,10 @@
 // Elementwise ops over rows: out[r, j] = f(in1[r, j], in2[r, j], ...) for
 // `rows` rows of `cols` elements, each tensor with its own row stride
 // (contiguous within a row). A memory-bound op moves every byte once, so the
-// launch is one shape for all of them: 256-thread blocks, one step of one
-// (or two) (row, vector) units per thread, grid-stride over the units only
-// past the op's cap in waves of resident blocks (64 unless it says).
+// launch is one shape for all of them: 256-thread blocks (128 where 256
+// would leave SMs idle), one step of one (or two) (row, vector) units per
+// thread, grid-stride over the units only past the op's cap in waves of
+// resident blocks (64 unless it says).
 //
 // How a row is read (ChooseRowAccess, row_span.h): whole 16-byte vectors when
 // every row of every tensor starts on a 16-byte boundary and cols divides;
@@ -65,7 +66,7 @@ namespace kernels_common {
 
 constexpr int kElementwiseThreads = 256;
 
-// Two launch knobs a project build may set (kbuild --define NAME=VALUE):
+// Launch knobs a project build may set (kbuild --define NAME=VALUE):
 // ELEMENTWISE_WAVES, the grid cap in waves of resident blocks (8 blocks of
 // 256 per SM on the H200), and ELEMENTWISE_UNITS_PER_STEP, which overrides
 // the ops' own kUnitsPerStep (1 or 2; 2 only for ops with Load and Store).
@@ -82,12 +83,13 @@ static_assert(ELEMENTWISE_UNITS_PER_STEP == 1 || ELEMENTWISE_UNITS_PER_STEP == 2
               "ELEMENTWISE_UNITS_PER_STEP must be 1 or 2");
 #endif
 
-// A third knob, an A/B (0, off): ELEMENTWISE_SMALL_BLOCK_THREADS, the block
+// A third: ELEMENTWISE_SMALL_BLOCK_THREADS (128; 0 turns it off), the block
 // of a launch that would fill fewer 256-thread blocks than the GPU has SMs,
-// so more SMs issue its loads. swiglu's single row (1x12288 bf16) is 6 blocks
-// of 256, 4.7 us, 0.97x torch.compile (H100, 2026-12-07, run S).
+// so more SMs issue its loads. swiglu's single row (1x12288) is 6 blocks of
+// 256 or 12 of 128: 1.6% faster at 128 (geomean of 4 cases, 3 rounds; 64 was
+// 1.2%), H100, 2026-12-07, results/h100-2026-12-07/run-1023.
 #ifndef ELEMENTWISE_SMALL_BLOCK_THREADS
-#define ELEMENTWISE_SMALL_BLOCK_THREADS 0
+#define ELEMENTWISE_SMALL_BLOCK_THREADS 128
 #endif
 static_assert(ELEMENTWISE_SMALL_BLOCK_THREADS == 0 || ELEMENTWISE_SMALL_BLOCK_THREADS == 64 ||
                   ELEMENTWISE_SMALL_BLOCK_THREADS == 128,
@@ -250,8 +252,8 @@ static __global__ void __launch_bounds__(kElementwiseThreads)
 }
 
 // The launch of `units` units of Op's kernel for vectors of V: blocks of 256
-// threads (of ELEMENTWISE_SMALL_BLOCK_THREADS when set and 256 would leave
-// SMs idle), one block per `threads` steps of UnitsPerStep units, at most
+// threads (of ELEMENTWISE_SMALL_BLOCK_THREADS where 256 would leave SMs
+// idle), one block per `threads` steps of UnitsPerStep units, at most
 // WavesOf<Op>() waves of resident blocks.
 struct ElementwiseGrid {
   unsigned blocks;

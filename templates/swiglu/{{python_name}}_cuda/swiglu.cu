@@ -5,10 +5,10 @@
 // Bytes moved (the floor): rows * 3d * sizeof(T): gate and up read once, out
 // written once. Floor time = bytes / measured copy bandwidth (`kbuild doctor`).
 //
-// Launch shape (common/elementwise.cuh): 256-thread blocks (an A/B knob there,
-// ELEMENTWISE_SMALL_BLOCK_THREADS, takes smaller ones where 256 would leave SMs
-// idle), one (row, 16-byte vector) unit per thread (grid-stride past 64 waves
-// of blocks), launched overlapped (common/overlap.cuh). Rows that start off a
+// Launch shape (common/elementwise.cuh): 256-thread blocks (128 where 256
+// would leave SMs idle, ELEMENTWISE_SMALL_BLOCK_THREADS: the single row), one
+// (row, 16-byte vector) unit per thread (grid-stride past 64 waves of blocks),
+// launched overlapped (common/overlap.cuh). Rows that start off a
 // 16-byte boundary in every tensor alike (two [..., d] tensors of odd d) split
 // into a scalar head, 16-byte body and scalar tail; otherwise (one [..., 2d]
 // tensor of odd d, offset views) the widest vectors every tensor allows, down
