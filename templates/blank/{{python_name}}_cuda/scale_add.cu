@@ -4,11 +4,12 @@
 // Bytes moved: 3 * n * sizeof(T) (read x and y, write out); no reuse, so the
 //   kernel is memory-bound and its target is the measured copy bandwidth.
 // Launch shape (common/elementwise.cuh): the n elements as rows of
-//   kRowElements (and one shorter last row), 256-thread blocks, a 16-byte
-//   vector (8 x bf16/fp16 or 4 x fp32) per thread, grid-striding only past 64
-//   waves of resident blocks. When the three pointers sit at different distances from a
-//   16-byte boundary, the widest vectors all three allow (down to scalars);
-//   at the same distance, a scalar head and tail around 16-byte vectors.
+//   kRowElements (and one shorter last row), 256-thread blocks (128 where
+//   256 would leave SMs idle), a 16-byte vector (8 x bf16/fp16 or 4 x fp32)
+//   per thread, grid-striding only past 64 waves of resident blocks. When the
+//   three pointers sit at different distances from a 16-byte boundary, the
+//   widest vectors all three allow (down to scalars); at the same distance, a
+//   scalar head and tail around 16-byte vectors.
 // measured (H200, 2026-11-30, kbuild bench, before the move to
 //   common/elementwise.cuh): 8192x4096 fp32 102 us = 3947 GB/s (93.5% of copy).
 #include "common/elementwise.cuh"

@@ -7,13 +7,13 @@
 // Bytes moved (the floor): rows * 3d * sizeof(T): gate and up read once, out
 // written once. Floor time = bytes / measured copy bandwidth (`kbuild doctor`).
 //
-// Launch shape (common/elementwise.cuh): 256-thread blocks, one (row,
-// 16-byte vector) unit per thread (gated_act.cuh's GeluErf and GeluTanh);
-// launched overlapped (common/overlap.cuh). Rows that start off a 16-byte
-// boundary in every tensor alike (two [..., d] tensors of odd d) split into a
-// scalar head, 16-byte body and scalar tail; otherwise (one [..., 2d] tensor
-// of odd d, offset views) the widest vectors every tensor allows, down to
-// scalars.
+// Launch shape (common/elementwise.cuh): 256-thread blocks (128 where 256
+// would leave SMs idle, ELEMENTWISE_SMALL_BLOCK_THREADS), one (row, 16-byte
+// vector) unit per thread (gated_act.cuh's GeluErf and GeluTanh); launched
+// overlapped (common/overlap.cuh). Rows that start off a 16-byte boundary in
+// every tensor alike (two [..., d] tensors of odd d) split into a scalar head,
+// 16-byte body and scalar tail; otherwise (one [..., 2d] tensor of odd d,
+// offset views) the widest vectors every tensor allows, down to scalars.
 //
 // measured (H200, 2026-12-03, kbuild bench, bf16; results/h200-2026-12-03/run-1915):
 // exact 12288x8192 146.5 us, 97.8% of copy, 1.13x torch.compile (173.8 us,
