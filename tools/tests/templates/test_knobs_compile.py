@@ -12,6 +12,7 @@ name it (the launches its A/B runs time). No GPU needed: nvcc compiles each vari
 Run: .venv/bin/python -m pytest tools/tests/templates/test_knobs_compile.py
 """
 
+import functools
 import re
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
@@ -49,6 +50,7 @@ def tune_params(unit: Path):
     return set(tomllib.loads(config.read_text()).get("tune", {}).get("params", {}))
 
 
+@functools.cache
 def library_text():
     return "\n".join(p.read_text() for p in sorted(LIBRARY.glob("*.cuh"))
                      + sorted(LIBRARY.glob("*.h")))
