@@ -27,9 +27,8 @@
 // tables: ROPE_PER_HEAD_TABLES_GROUP_ABOVE_WAVES, 64); with
 // 16-byte vectors every slot's q and k are then copied into shared memory by
 // cp.async before the first is rotated (ROPE_STAGED_SLOTS, 1), so all of a
-// thread's loads are in flight at once (ROPE_STAGED_STEPPED_ROWS, 0: each
-// slot's row pointers recomputed). A launch whose blocks are all resident at
-// once (decode) loads a slot's q and k before storing either
+// thread's loads are in flight at once. A launch whose blocks are all
+// resident at once (decode) loads a slot's q and k before storing either
 // (ROPE_QK_LOADS_FIRST, 3).
 // Launched overlapped (common/overlap.cuh); the float64 frequency table of a
 // block is built in shared memory before the wait for the previous kernel.
@@ -159,8 +158,7 @@ cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q, const RopeHeads& k
         const int groups = static_cast<int>(p.grid.groups.divisor);
         const size_t staged = StagedSlotBytes<T, V>(q.heads, k.heads, groups);
         if (groups < p.grid.slots && staged <= kDefaultDynamicSmemBytes) {
-          kernel = RopeKernel<T, V, kInterleaved, Angles, kMinBlocks, kHalves, false, true,
-                              Angles::kComputed, rope_tuning::kStagedSteppedRows>;
+          kernel = RopeKernel<T, V, kInterleaved, Angles, kMinBlocks, kHalves, false, true>;
           smem = staged;
         }
       }

@@ -169,47 +169,35 @@ __device__ __forceinline__ void RotateSlot(const HeadRows<T>& q, const HeadRows<
 // head by head. All of a thread's loads are then in flight at once,
 // without a register each; slot by slot, a thread has one slot's 32 bytes
 // in flight (about 1000 threads an SM at 58 registers: some 4 MB over the
-// GPU). kStepped: the q and k row pointers advance by `step` heads a slot
-// (one 64-bit add each) instead of being recomputed from (b, s, h).
-template <typename T, int V, bool kStepped = false>
+// GPU).
+template <typename T, int V>
 __device__ __forceinline__ void StageSlots(const HeadRows<T>& q, const HeadRows<T>& k,
                                            int64_t b, int64_t s, int first, int step, int slots,
                                            int lo_vec, int hi_vec, void* staged) {
   using kernels_common::CopyToShared;
   using kernels_common::StageSlot;
   int n = 0;
-  const auto stage = [&](const T* row) {
+  const auto stage = [&](const HeadRows<T>& rows, int h) {
+    const T* row = rows.Row(b, s, h);
     CopyToShared<T, V>(StageSlot<T, V>(staged, n++), row + lo_vec * V);
     CopyToShared<T, V>(StageSlot<T, V>(staged, n++), row + hi_vec * V);
   };
-  if constexpr (kStepped) {
-    // Past the last head the pointers are only advanced, never read.
-    const T* q_row = q.Row(b, s, first);
-    const T* k_row = k.Row(b, s, first);
-    const int64_t q_step = step * q.head_stride;
-    const int64_t k_step = step * k.head_stride;
-    for (int h = first; h < slots; h += step, q_row += q_step, k_row += k_step) {
-      if (h < q.heads) stage(q_row);
-      if (h < k.heads) stage(k_row);
-    }
-  } else {
-    for (int h = first; h < slots; h += step) {
-      if (h < q.heads) stage(q.Row(b, s, h));
-      if (h < k.heads) stage(k.Row(b, s, h));
-    }
+  for (int h = first; h < slots; h += step) {
+    if (h < q.heads) stage(q, h);
+    if (h < k.heads) stage(k, h);
   }
   kernels_common::CommitCopies();
 }
 
-// Rotates the chunk staged at slots n, n + 1 into the head row_of() returns
-// (a row of q or k, asked for after the rotation).
-template <typename T, int V, bool kInterleaved, typename Held, typename RowOf>
-__device__ __forceinline__ void RotateStaged(RowOf&& row_of, int lo_vec, int hi_vec,
-                                             const Held& angles, void* staged, int n) {
+// Rotates the chunk staged at slots n, n + 1 into head h of `rows`.
+template <typename T, int V, bool kInterleaved, typename Held>
+__device__ __forceinline__ void RotateStaged(const HeadRows<T>& rows, int64_t b, int64_t s, int h,
+                                             int lo_vec, int hi_vec, const Held& angles,
+                                             void* staged, int n) {
   Vec<T, V> lo = *kernels_common::StageSlot<T, V>(staged, n);
   Vec<T, V> hi = *kernels_common::StageSlot<T, V>(staged, n + 1);
   Rotate<T, V, kInterleaved>(lo, hi, angles);
-  T* row = row_of();
+  T* row = rows.Row(b, s, h);
   *reinterpret_cast<Vec<T, V>*>(row + lo_vec * V) = lo;
   *reinterpret_cast<Vec<T, V>*>(row + hi_vec * V) = hi;
 }
@@ -235,15 +223,13 @@ constexpr size_t StagedSlotBytes(int64_t q_heads, int64_t k_heads, int64_t group
 // q and k copied into shared memory first (StageSlots; the launch passes
 // StagedSlotBytes), then rotated slot by slot from there. kLateAngles: the
 // loads-first kernel gets a slot's angles after its q and k loads are
-// issued (else before them). kStepped: the staged kernel steps its row
-// pointers from slot to slot (StageSlots).
+// issued (else before them).
 template <typename T, int V, bool kInterleaved, typename Angles, int kMinBlocks = 0,
           bool kHalves = false, bool kQkLoadsFirst = false, bool kStaged = false,
-          bool kLateAngles = Angles::kComputed, bool kStepped = false>
+          bool kLateAngles = Angles::kComputed>
 __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
     RopeKernel(HeadRows<T> q, HeadRows<T> k, RopeGrid grid, Angles angles) {
   static_assert(!(kQkLoadsFirst && kStaged), "the staged kernel loads every slot first already");
-  static_assert(kStaged || !kStepped, "only the staged kernel steps its row pointers");
   extern __shared__ __align__(16) unsigned char staged[];  // kStaged: the slots' vectors
   __shared__ double turns[Angles::kTurns];
   angles.Prepare(turns);  // shared memory only: before the wait
@@ -263,7 +249,7 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
 
   const int groups = static_cast<int>(grid.groups.divisor);
   if constexpr (kStaged) {
-    StageSlots<T, V, kStepped>(q, k, b, s, group, groups, grid.slots, lo_vec, hi_vec, staged);
+    StageSlots<T, V>(q, k, b, s, group, groups, grid.slots, lo_vec, hi_vec, staged);
   }
   typename Angles::template Held<V, kInterleaved> held;
   const bool per_head = angles.PerHead();
@@ -280,9 +266,6 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   }
   if constexpr (kStaged) kernels_common::WaitForCopies();  // own slots only: no barrier
   int n = 0;  // kStaged: the next staged vector
-  // kStepped: slot h's q and k rows, advanced `groups` heads a slot.
-  [[maybe_unused]] T* q_row = kStepped ? q.Row(b, s, group) : nullptr;
-  [[maybe_unused]] T* k_row = kStepped ? k.Row(b, s, group) : nullptr;
   bool shared_angles_held = !kLate;  // not per head: held once for every slot
   for (int h = group; h < grid.slots; h += groups) {
     // A per-head table's head h serves q head h and k head h alike.
@@ -304,18 +287,12 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
     } else if constexpr (kStaged) {
       slot_angles();
       if (h < q.heads) {
-        RotateStaged<T, V, kInterleaved>([&] { return kStepped ? q_row : q.Row(b, s, h); },
-                                         lo_vec, hi_vec, held, staged, n);
+        RotateStaged<T, V, kInterleaved>(q, b, s, h, lo_vec, hi_vec, held, staged, n);
         n += 2;
       }
       if (h < k.heads) {
-        RotateStaged<T, V, kInterleaved>([&] { return kStepped ? k_row : k.Row(b, s, h); },
-                                         lo_vec, hi_vec, held, staged, n);
+        RotateStaged<T, V, kInterleaved>(k, b, s, h, lo_vec, hi_vec, held, staged, n);
         n += 2;
-      }
-      if constexpr (kStepped) {
-        q_row += groups * q.head_stride;
-        k_row += groups * k.head_stride;
       }
     } else {
       slot_angles();
