@@ -93,8 +93,10 @@ def test_the_knobs_and_their_values_are_found():
     assert "ADALN_EARLY_MODULATION=2" not in adaln_defines  # the default
     swiglu = next(u for u in kernel_files() if u.name == "swiglu.cu")
     # a library knob's values come from the library's static_assert
-    assert {"ELEMENTWISE_SMALL_BLOCK_THREADS=0", "ELEMENTWISE_SMALL_BLOCK_THREADS=64"} <= {
-        d for _, d in variants(swiglu, library)}
+    swiglu_defines = {d for _, d in variants(swiglu, library)}
+    assert {"ELEMENTWISE_SMALL_BLOCK_THREADS=0",
+            "ELEMENTWISE_SMALL_BLOCK_THREADS=64"} <= swiglu_defines
+    assert "ELEMENTWISE_SMALL_BLOCK_THREADS=128" not in swiglu_defines  # the library's default
     head_defines = {d for _, d in variants(head, library)}
     assert {"HEAD_RMSNORM_ROWS=1", "HEAD_RMSNORM_ROWS=4"} <= head_defines
     assert "HEAD_RMSNORM_ROWS=0" not in head_defines  # its static_assert allows 1, 2, 4
