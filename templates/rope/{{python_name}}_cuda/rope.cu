@@ -124,15 +124,6 @@ cudaError_t PlanRope(const RopeHeads& q, const RopeHeads& k, const RopeShape& sh
   return cudaSuccess;
 }
 
-// Tables of 16-bit cos / sin: the staged kernel may hold their angles as
-// floats (ROPE_STAGED_FLOAT_ANGLES), under __launch_bounds__ of
-// kFloatAnglesMinBlocks blocks an SM (64 registers: the default's 4 blocks).
-template <typename Angles>
-constexpr bool kNarrowTable = false;
-template <typename W>
-constexpr bool kNarrowTable<TableAngles<W>> = sizeof(W) == 2;
-constexpr int kFloatAnglesMinBlocks = std::max(rope_tuning::kMinBlocks, 4);
-
 template <typename T>
 HeadRows<T> RowsOf(const RopeHeads& h) {
   return {static_cast<T*>(h.ptr), h.batch_stride, h.seq_stride, h.head_stride,
@@ -167,9 +158,7 @@ cudaError_t LaunchRope(const RopePlan& p, const RopeHeads& q, const RopeHeads& k
         const int groups = static_cast<int>(p.grid.groups.divisor);
         const size_t staged = StagedSlotBytes<T, V>(q.heads, k.heads, groups);
         if (groups < p.grid.slots && staged <= kDefaultDynamicSmemBytes) {
-          constexpr bool kFloats = rope_tuning::kStagedFloatAngles && kNarrowTable<Angles>;
-          kernel = RopeKernel<T, V, kInterleaved, Angles, kFloats ? kFloatAnglesMinBlocks : kMinBlocks,
-                              kHalves, false, true, Angles::kComputed, kFloats>;
+          kernel = RopeKernel<T, V, kInterleaved, Angles, kMinBlocks, kHalves, false, true>;
           smem = staged;
         }
       }

@@ -48,12 +48,6 @@
 //                               once without a register each (0: slot by
 //                               slot). Not for per-head tables (loaded per
 //                               slot)
-//   ROPE_STAGED_FLOAT_ANGLES 0  the staged kernel converts a shared 16-bit
-//                               table's angles to floats once for all of a
-//                               thread's slots (1), under a promise of 4
-//                               blocks an SM (64 registers; the default's 60
-//                               hold 4 too), or converts the held 16-bit
-//                               values at each slot (0)
 //   ROPE_GROUP_ABOVE_WAVES   1  threads take ROPE_SLOTS_PER_THREAD slots in
 //                               turn once a slot per thread would exceed this
 //                               many waves of 2048 threads an SM (0: always).
@@ -99,9 +93,6 @@
 #ifndef ROPE_STAGED_SLOTS
 #define ROPE_STAGED_SLOTS 1
 #endif
-#ifndef ROPE_STAGED_FLOAT_ANGLES
-#define ROPE_STAGED_FLOAT_ANGLES 0
-#endif
 #ifndef ROPE_GROUP_ABOVE_WAVES
 #define ROPE_GROUP_ABOVE_WAVES 1
 #endif
@@ -131,7 +122,6 @@ constexpr LoadsFirst kLoadsFirstOtherwise = ROPE_QK_LOADS_FIRST == 1   ? LoadsFi
 constexpr int kGroupAboveWaves = ROPE_GROUP_ABOVE_WAVES;
 constexpr int kPerHeadTablesGroupAboveWaves = ROPE_PER_HEAD_TABLES_GROUP_ABOVE_WAVES;
 constexpr bool kStagedSlots = ROPE_STAGED_SLOTS != 0;
-constexpr bool kStagedFloatAngles = ROPE_STAGED_FLOAT_ANGLES != 0;
 constexpr bool kLateSharedTables = ROPE_LATE_SHARED_TABLES != 0;
 
 static_assert(kSlotsPerThread == 1 || kSlotsPerThread == 2 || kSlotsPerThread == 4 ||
@@ -154,8 +144,6 @@ static_assert(ROPE_QK_LOADS_FIRST >= 0 && ROPE_QK_LOADS_FIRST <= 3,
               "(per-head tables and launches the GPU holds at once)");
 static_assert(ROPE_STAGED_SLOTS == 0 || ROPE_STAGED_SLOTS == 1,
               "ROPE_STAGED_SLOTS must be 0 (slot by slot) or 1 (every slot staged first)");
-static_assert(ROPE_STAGED_FLOAT_ANGLES == 0 || ROPE_STAGED_FLOAT_ANGLES == 1,
-              "ROPE_STAGED_FLOAT_ANGLES must be 0 (angles converted at each slot) or 1 (once)");
 static_assert(kGroupAboveWaves >= 0 && kGroupAboveWaves <= 64,
               "ROPE_GROUP_ABOVE_WAVES must be 0-64 waves");
 static_assert(kPerHeadTablesGroupAboveWaves >= 0 && kPerHeadTablesGroupAboveWaves <= 64,

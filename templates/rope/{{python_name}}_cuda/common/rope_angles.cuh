@@ -34,16 +34,6 @@ struct PairAngles {
   __device__ __forceinline__ void Hide() {}  // floats already: nothing to hoist
 };
 
-// A table chunk's angles as floats, one per element (k: the low vector's V,
-// then the high vector's): TableAngles::Chunk::Floats.
-template <int V>
-struct ElementAngles {
-  float c[2 * V];
-  float s[2 * V];
-  __device__ __forceinline__ float Cos(int k) const { return c[k]; }
-  __device__ __forceinline__ float Sin(int k) const { return s[k]; }
-};
-
 // The rotation pair of an interleaved chunk's elements 2p and 2p + 1: the low
 // vector holds elements lo .. lo + V - 1 of the head, the high one hi .. hi +
 // V - 1 (hi = lo + V, or the same place in the head's second half).
@@ -86,17 +76,6 @@ struct TableAngles {
     }
     __device__ __forceinline__ float Sin(int k) const {
       return k < V ? sin_lo.Get(k) : sin_hi.Get(k - V);
-    }
-    // The chunk's 2V cos and sin as floats, converted once: the staged
-    // kernel's kFloatAngles (rope_kernel.cuh).
-    __device__ __forceinline__ ElementAngles<V> Floats() const {
-      ElementAngles<V> out;
-#pragma unroll
-      for (int k = 0; k < 2 * V; ++k) {
-        out.c[k] = Cos(k);
-        out.s[k] = Sin(k);
-      }
-      return out;
     }
     // Hides the values from the compiler at the top of each slot, so it
     // cannot convert them once, before the loop, and hold 4V floats: 72 ->

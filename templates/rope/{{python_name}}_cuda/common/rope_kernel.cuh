@@ -202,23 +202,6 @@ __device__ __forceinline__ void RotateStaged(const HeadRows<T>& rows, int64_t b,
   *reinterpret_cast<Vec<T, V>*>(row + hi_vec * V) = hi;
 }
 
-// Rotates slot h's staged chunks into q's and k's head h (each where it
-// has one): StageSlots' order, n the next staged vector.
-template <typename T, int V, bool kInterleaved, typename Held>
-__device__ __forceinline__ void RotateStagedSlot(const HeadRows<T>& q, const HeadRows<T>& k,
-                                                 int64_t b, int64_t s, int h, int lo_vec,
-                                                 int hi_vec, const Held& angles, void* staged,
-                                                 int& n) {
-  if (h < q.heads) {
-    RotateStaged<T, V, kInterleaved>(q, b, s, h, lo_vec, hi_vec, angles, staged, n);
-    n += 2;
-  }
-  if (h < k.heads) {
-    RotateStaged<T, V, kInterleaved>(k, b, s, h, lo_vec, hi_vec, angles, staged, n);
-    n += 2;
-  }
-}
-
 // Shared memory a block of the staged kernel takes: two vectors of every q
 // and k head a thread visits (slot groups `groups`).
 template <typename T, int V>
@@ -240,13 +223,10 @@ constexpr size_t StagedSlotBytes(int64_t q_heads, int64_t k_heads, int64_t group
 // q and k copied into shared memory first (StageSlots; the launch passes
 // StagedSlotBytes), then rotated slot by slot from there. kLateAngles: the
 // loads-first kernel gets a slot's angles after its q and k loads are
-// issued (else before them). kFloatAngles: the staged kernel converts a
-// shared table's angles to floats once for all its slots, rather than
-// converting the held 16-bit values at every slot (bf16 half-split: about
-// 126 -> 85 instructions a head rotated, 60 -> 68 registers uncapped).
+// issued (else before them).
 template <typename T, int V, bool kInterleaved, typename Angles, int kMinBlocks = 0,
           bool kHalves = false, bool kQkLoadsFirst = false, bool kStaged = false,
-          bool kLateAngles = Angles::kComputed, bool kFloatAngles = false>
+          bool kLateAngles = Angles::kComputed>
 __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
     RopeKernel(HeadRows<T> q, HeadRows<T> k, RopeGrid grid, Angles angles) {
   static_assert(!(kQkLoadsFirst && kStaged), "the staged kernel loads every slot first already");
@@ -286,15 +266,6 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
   }
   if constexpr (kStaged) kernels_common::WaitForCopies();  // own slots only: no barrier
   int n = 0;  // kStaged: the next staged vector
-  if constexpr (kStaged && kFloatAngles) {
-    if (!per_head) {  // one table row for every slot: converted once, outside the loop
-      const auto floats = held.Floats();
-      for (int h = group; h < grid.slots; h += groups) {
-        RotateStagedSlot<T, V, kInterleaved>(q, k, b, s, h, lo_vec, hi_vec, floats, staged, n);
-      }
-      return;
-    }
-  }
   bool shared_angles_held = !kLate;  // not per head: held once for every slot
   for (int h = group; h < grid.slots; h += groups) {
     // A per-head table's head h serves q head h and k head h alike.
@@ -314,7 +285,15 @@ __global__ void __launch_bounds__(kRopeThreads, kMinBlocks)
       RotateSlot<T, V, kInterleaved>(q, k, b, s, h, lo_vec, hi_vec,
                                      [&]() -> const decltype(held)& { return ready; });
     } else if constexpr (kStaged) {
-      RotateStagedSlot<T, V, kInterleaved>(q, k, b, s, h, lo_vec, hi_vec, slot_angles(), staged, n);
+      slot_angles();
+      if (h < q.heads) {
+        RotateStaged<T, V, kInterleaved>(q, b, s, h, lo_vec, hi_vec, held, staged, n);
+        n += 2;
+      }
+      if (h < k.heads) {
+        RotateStaged<T, V, kInterleaved>(k, b, s, h, lo_vec, hi_vec, held, staged, n);
+        n += 2;
+      }
     } else {
       slot_angles();
       RotateChunk<T, V, kInterleaved>(q, b, s, h, lo_vec, hi_vec, held);
