@@ -29,8 +29,9 @@ const std::vector<at::ScalarType> kDtypes = {at::kBFloat16, at::kHalf,
 // block, 1 each; {4099, 2048} a block, 2 each; {200, 32768} a block, 8
 // each. Clusters of 8 that hold their shares (one wave): {2, 65536}, {3,
 // 151936} and {1, 152063} (a split row: head, body, tail); fp32 also {5,
-// 24576} and {5, 32768}, and {100, 20000} by 2. Looping clusters: {100,
-// 20000} by 2, {5, 24576} by 4, {5, 32768} by 8; fp32 {3, 151936} and {1,
+// 24576} and {5, 32768}, and {100, 20000} and {100, 20001} (split rows) by
+// 2. Looping clusters: {100, 20000} and {100, 20001} by 2, {5, 24576} by 4,
+// {5, 32768} by 8; fp32 {3, 151936} and {1,
 // 152063} by 8; split rows {100, 152063} by 2 and {40, 152063} by 4 (held
 // in 8 blocks, they would take more than one wave; x fits in L2). Two passes, a
 // block per row: {300, 40000} and {140, 140000} (more held blocks than one
@@ -40,7 +41,7 @@ std::vector<std::vector<int64_t>> Shapes() {
           {33, 100},    {9001, 128},  {16384, 1024}, {4099, 2048},
           {200, 32768}, {300, 40000}, {100, 20000}, {5, 24576}, {5, 32768},
           {3, 151936},  {1, 152063},  {2, 65536},   {140, 140000},
-          {100, 152063}, {40, 152063}};
+          {100, 152063}, {40, 152063}, {100, 20001}};
 }
 
 std::vector<at::Tensor> Reference(const at::Tensor& x) {
@@ -113,13 +114,14 @@ OpSpec ViewOffsetSpec(int64_t offset) {
 // Magnitudes: tiny (a near-uniform row), 1e3 and 1e4 (fp32 logits: exp of
 // them overflows fp32 unless the row max is subtracted first; bf16 / fp16
 // rows become one-hot or ties), and each dtype's max / 16 (x - max reaches
-// -inf in float32: still exp = 0). More than 65,535 rows; past 2^31
-// elements.
+// -inf in float32: still exp = 0), on every path ({100, 20000}: fp32 held
+// by clusters of 2). More than 65,535 rows; past 2^31 elements.
 OpSpec InputClassesSpec() {
   OpSpec spec = SoftmaxSpec();
   spec.test = "softmax input classes";
   const std::vector<std::vector<int64_t>> shapes = {
-      {7, 2047}, {129, 4096}, {9001, 128}, {3, 151936}, {300, 40000}};
+      {7, 2047},   {129, 4096},  {9001, 128},
+      {3, 151936}, {300, 40000}, {100, 20000}};
   spec.cases.clear();
   for (double magnitude : {kb::harness::kTinyMagnitude,
                            kb::harness::kLargeMagnitude, 1e4}) {
@@ -142,13 +144,14 @@ OpSpec InputClassesSpec() {
 // cols, as attention scores of queries r), every 7th row entirely -inf (a
 // fully masked query: NaN, as torch.softmax), and the last third of every
 // 5th row (padding). Row lengths on every path, single-element rows (one
-// -inf element: NaN) and a vocabulary on a cluster.
+// -inf element: NaN), a vocabulary on a cluster and fp32 rows held by
+// clusters of 2 ({100, 20000}).
 OpSpec MaskedSpec() {
   OpSpec spec = SoftmaxSpec();
   spec.test = "softmax -inf masks";
   spec.cases = kb::harness::MakeCases(
       {{4099, 1}, {4099, 7}, {4099, 64}, {2048, 2047}, {513, 4096},
-       {64, 32768}, {5, 151936}, {300, 40000}, {4099, 129}},
+       {64, 32768}, {5, 151936}, {300, 40000}, {4099, 129}, {100, 20000}},
       kDtypes);
   spec.make_args = [](ArgFactory& f) {
     const auto& s = f.test_case().shape;

@@ -75,11 +75,25 @@ constexpr int kRegisterMinBlocks =
 // - SOFTMAX_EXPS_IN_PLACE: fp32 rows keep exp(v - max) in x's registers from
 //   the sum to the store (one exp a value; the block path and, with the
 //   knob above, the held clusters).
+// - SOFTMAX_CLUSTER_KEPT_EXPS: fp32 held clusters keep exp(v - m) against
+//   the thread's own max m in x's registers, merge the (max, sum) pairs in
+//   one exchange as now, and store exp(v - m) * exp(m - max) / sum: one exp
+//   a value with one exchange (the knobs above together take two).
+// - SOFTMAX_HELD_PAIR_AS_BLOCK: an fp32 held cluster of 2 blocks runs as one
+//   block of twice the threads (2048x32768: 1024 threads a row, Liger's
+//   shape), reducing through shared memory alone, with no cluster barrier;
+//   with SOFTMAX_EXPS_IN_PLACE one exp a value.
 #ifndef SOFTMAX_CLUSTER_TWO_REDUCTIONS
 #define SOFTMAX_CLUSTER_TWO_REDUCTIONS 0
 #endif
 #ifndef SOFTMAX_EXPS_IN_PLACE
 #define SOFTMAX_EXPS_IN_PLACE 0
+#endif
+#ifndef SOFTMAX_CLUSTER_KEPT_EXPS
+#define SOFTMAX_CLUSTER_KEPT_EXPS 0
+#endif
+#ifndef SOFTMAX_HELD_PAIR_AS_BLOCK
+#define SOFTMAX_HELD_PAIR_AS_BLOCK 0
 #endif
 
 // The slot of a thread on a held path: CurrentRowSlot's, or on the held
@@ -182,11 +196,13 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
     });
     return sum;
   };
-  const auto store_exps_in_place = [&](float max, float inv_sum) {
+  // The held vectors' exps times `scale` (1 / sum, or with exps against the
+  // thread's own max, exp(that max - the row's) / sum).
+  const auto store_exps_in_place = [&](float max, float inv_sum, float scale) {
     ForEachHeldVector<kVecs>(held, first, s.step, [&](int k, int idx) {
       Vec<T, V> out;
 #pragma unroll
-      for (int i = 0; i < V; ++i) out.Set(i, r[k].Get(i) * inv_sum);
+      for (int i = 0; i < V; ++i) out.Set(i, r[k].Get(i) * scale);
       *BodyVector<V, kSplit>(y_row, held, idx) = out;
     });
     StoreSoftmaxEdges<V>(y_row, edges, max, inv_sum, edge_span, s.first,
@@ -231,7 +247,7 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
     } else if constexpr (kExpsInPlace) {
       const float inv_sum =
           1.f / RowReduce<kGroup>(sum_exps_in_place(max), Sum{}, sum_scratch);
-      store_exps_in_place(max, inv_sum);
+      store_exps_in_place(max, inv_sum, inv_sum);
     } else {
       float sum = 0.f;
       for_each_value([&](float v) { sum += FastExp(v - max); });
@@ -260,7 +276,7 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
     const float inv_sum =
         1.f / ClusterReduce<kCluster>(block_sum, Sum{}, &sum_part);
     if constexpr (kExpsInPlace) {
-      store_exps_in_place(max, inv_sum);
+      store_exps_in_place(max, inv_sum, inv_sum);
     } else {
       store_recomputed(max, inv_sum);
     }
@@ -270,11 +286,30 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
     // distributed shared memory instead of two.
     __shared__ MaxSum cluster_part;
     __shared__ MaxSum scratch[kWarpSize];
-    const MaxSum block =
-        BlockReduce(MaxSumOf(for_each_value), MergeMaxSum{}, scratch);
-    const MaxSum row =
-        ClusterReduce<kCluster>(block, MergeMaxSum{}, &cluster_part);
-    store_recomputed(row.max, 1.f / row.sum);
+    if constexpr (SOFTMAX_CLUSTER_KEPT_EXPS && sizeof(T) == 4 &&
+                  kVecs * V > kKeptExps) {
+      float mine = -INFINITY;
+      for_each_value([&](float v) { mine = fmaxf(mine, v); });
+      // Without a value above -inf the thread's exps are taken against 0
+      // (-inf gives 0, NaN stays NaN) and its sum counts as empty, as in
+      // MaxSumOf.
+      const float sum = sum_exps_in_place(mine == -INFINITY ? 0.f : mine);
+      const MaxSum block =
+          BlockReduce(MaxSum{mine, mine == -INFINITY ? 0.f : sum},
+                      MergeMaxSum{}, scratch);
+      const MaxSum row =
+          ClusterReduce<kCluster>(block, MergeMaxSum{}, &cluster_part);
+      const float inv_sum = 1.f / row.sum;
+      // exp(-inf - max) is 0; a row of -inf only gets NaN from exp(NaN).
+      store_exps_in_place(row.max, inv_sum,
+                          FastExp(mine - row.max) * inv_sum);
+    } else {
+      const MaxSum block =
+          BlockReduce(MaxSumOf(for_each_value), MergeMaxSum{}, scratch);
+      const MaxSum row =
+          ClusterReduce<kCluster>(block, MergeMaxSum{}, &cluster_part);
+      store_recomputed(row.max, 1.f / row.sum);
+    }
     ClusterReduceDone();
   }
 }
@@ -299,6 +334,17 @@ __global__ void __cluster_dims__(kCluster, 1, 1)
                                  int64_t rows, int cols, int first_phase,
                                  int64_t x_stride, int64_t y_stride) {
   SoftmaxHeldRow<T, V, kVecs, kWholeBlock, kSplit, kCluster>(
+      y, x, rows, cols, first_phase, x_stride, y_stride);
+}
+
+// SOFTMAX_HELD_PAIR_AS_BLOCK: an fp32 held cluster of 2 blocks as one block
+// of up to 1024 threads (64 registers at most).
+template <typename T, int V, int kVecs, bool kSplit>
+__global__ void __launch_bounds__(2 * kMaxBlockThreads)
+    SoftmaxHeldPairBlockKernel(T* __restrict__ y, const T* __restrict__ x,
+                               int64_t rows, int cols, int first_phase,
+                               int64_t x_stride, int64_t y_stride) {
+  SoftmaxHeldRow<T, V, kVecs, kWholeBlock, kSplit, 1>(
       y, x, rows, cols, first_phase, x_stride, y_stride);
 }
 
@@ -430,6 +476,15 @@ cudaError_t LaunchSoftmax(void* y, const void* x, DType dtype, int64_t rows,
                             kGroup != kWholeBlock || kVecs != kSoftmaxVecs) {
                 return cudaErrorInvalidValue;  // the plan makes none of these
               } else {
+                if constexpr (SOFTMAX_HELD_PAIR_AS_BLOCK && sizeof(T) == 4) {
+                  if (plan.cluster == 2) {
+                    return LaunchOverlapped(
+                        SoftmaxHeldPairBlockKernel<T, V, kVecs, kSplit>,
+                        dim3(static_cast<unsigned>(rows)),
+                        dim3(2 * plan.rows.threads), stream, yp, xp, rows,
+                        row_elems, phase, x_row_stride, y_row_stride);
+                  }
+                }
                 return DispatchCluster(plan.cluster, [&](auto cluster) {
                   return LaunchOverlapped(
                       SoftmaxHeldClusterKernel<T, V, kVecs, kSplit,
