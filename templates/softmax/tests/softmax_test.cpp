@@ -31,11 +31,11 @@ const std::vector<at::ScalarType> kDtypes = {at::kBFloat16, at::kHalf,
 // 151936} and {1, 152063} (a split row: head, body, tail); fp32 also {5,
 // 24576} and {5, 32768}, and {100, 20000} and {100, 20001} (split rows) by
 // 2. Looping clusters: {100, 20000} and {100, 20001} by 2, {5, 24576} by 4,
-// {5, 32768} by 8; fp32 {3, 151936} and {1,
-// 152063} by 8; split rows {100, 152063} by 2 and {40, 152063} by 4 (held
-// in 8 blocks, they would take more than one wave; x fits in L2). Two passes, a
-// block per row: {300, 40000} and {140, 140000} (more held blocks than one
-// wave, x within L2), fp32 {200, 32768}.
+// {5, 32768} by 8; fp32 {3, 151936} and {1, 152063} by 8; split rows {100,
+// 152063} by 2 and {40, 152063} by 4 (held in 8 blocks, they would take
+// more than one wave; x fits in L2). Two passes, a block per row: {300,
+// 40000} and {140, 140000} (more held blocks than one wave, x within L2),
+// fp32 {200, 32768}.
 std::vector<std::vector<int64_t>> Shapes() {
   return {{1, 1},       {1, 64},      {7, 2047},    {129, 4096}, {3, 5120},
           {33, 100},    {9001, 128},  {16384, 1024}, {4099, 2048},

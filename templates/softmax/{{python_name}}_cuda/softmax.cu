@@ -286,29 +286,31 @@ __device__ __forceinline__ void SoftmaxHeldRow(T* __restrict__ y,
     // distributed shared memory instead of two.
     __shared__ MaxSum cluster_part;
     __shared__ MaxSum scratch[kWarpSize];
-    if constexpr (SOFTMAX_CLUSTER_KEPT_EXPS && sizeof(T) == 4 &&
-                  kVecs * V > kKeptExps) {
-      float mine = -INFINITY;
+    constexpr bool kKeptAgainstOwnMax =
+        SOFTMAX_CLUSTER_KEPT_EXPS && sizeof(T) == 4 && kVecs * V > kKeptExps;
+    float mine = -INFINITY;  // the thread's max, kept exps only
+    MaxSum pair;
+    if constexpr (kKeptAgainstOwnMax) {
       for_each_value([&](float v) { mine = fmaxf(mine, v); });
       // Without a value above -inf the thread's exps are taken against 0
       // (-inf gives 0, NaN stays NaN) and its sum counts as empty, as in
       // MaxSumOf.
-      const float sum = sum_exps_in_place(mine == -INFINITY ? 0.f : mine);
-      const MaxSum block =
-          BlockReduce(MaxSum{mine, mine == -INFINITY ? 0.f : sum},
-                      MergeMaxSum{}, scratch);
-      const MaxSum row =
-          ClusterReduce<kCluster>(block, MergeMaxSum{}, &cluster_part);
-      const float inv_sum = 1.f / row.sum;
+      const bool empty = mine == -INFINITY;
+      const float sum = sum_exps_in_place(empty ? 0.f : mine);
+      pair = {mine, empty ? 0.f : sum};
+    } else {
+      pair = MaxSumOf(for_each_value);
+    }
+    const MaxSum row = ClusterReduce<kCluster>(
+        BlockReduce(pair, MergeMaxSum{}, scratch), MergeMaxSum{},
+        &cluster_part);
+    const float inv_sum = 1.f / row.sum;
+    if constexpr (kKeptAgainstOwnMax) {
       // exp(-inf - max) is 0; a row of -inf only gets NaN from exp(NaN).
       store_exps_in_place(row.max, inv_sum,
                           FastExp(mine - row.max) * inv_sum);
     } else {
-      const MaxSum block =
-          BlockReduce(MaxSumOf(for_each_value), MergeMaxSum{}, scratch);
-      const MaxSum row =
-          ClusterReduce<kCluster>(block, MergeMaxSum{}, &cluster_part);
-      store_recomputed(row.max, 1.f / row.sum);
+      store_recomputed(row.max, inv_sum);
     }
     ClusterReduceDone();
   }
